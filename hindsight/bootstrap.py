@@ -1,0 +1,41 @@
+"""Getting a database ready, as one synchronous step before anything serves:
+choose it (external URL or embedded), check pgvector, migrate, check the embedder record."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from . import embed, embedded, migrate
+from .config import Settings
+from .db import connect_once, ensure_pgvector
+
+log = logging.getLogger(__name__)
+
+
+def resolve_url(settings: Settings) -> str:
+    """The external URL when one is set (never replaced by the embedded database, even if it
+    fails), else the embedded server's, started or joined."""
+    if settings.database_url:
+        return settings.database_url
+    return embedded.start(settings.home)
+
+
+def prepare(settings: Settings, *, check_embedder: bool = True) -> str:
+    """Return a URL whose database is reachable, has pgvector, is at the newest schema and
+    (optionally) agrees with the configured embedder. Raises HindsightError otherwise."""
+    url = resolve_url(settings)
+    asyncio.run(ensure_pgvector(url))
+    migrate.upgrade(url)
+    if check_embedder:
+        name, dimension = embed.describe(settings)
+        asyncio.run(_check_embedder(url, name, dimension))
+    return url
+
+
+async def _check_embedder(url: str, name: str, dimension: int) -> None:
+    conn = await connect_once(url)
+    try:
+        await embed.check_recorded(conn, name, dimension)
+    finally:
+        await conn.close()

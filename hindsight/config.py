@@ -1,0 +1,56 @@
+"""Settings, read once from the environment. Few settings, good defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import ConfigError
+
+EMBEDDERS = ("e5-small", "openai")
+
+
+def default_home() -> Path:
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".local" / "share"
+    return base / "hindsight"
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str | None  # None: the embedded PostgreSQL in `home`
+    home: Path
+    agent_id: str
+    embedder: str
+    embed_url: str | None
+    embed_model: str | None
+    embed_api_key: str | None
+    log_level: str
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        url = env.get("HINDSIGHT_DATABASE_URL") or env.get("DATABASE_URL") or None
+        if url is not None and not url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError(
+                "HINDSIGHT_DATABASE_URL must be a postgresql:// URL "
+                "(e.g. postgresql://user:password@host:5432/dbname); "
+                "unset it to use the embedded database"
+            )
+        embedder = env.get("HINDSIGHT_EMBEDDER", "e5-small").strip() or "e5-small"
+        if embedder not in EMBEDDERS:
+            raise ConfigError(
+                f"HINDSIGHT_EMBEDDER={embedder!r} is not known; allowed: {', '.join(EMBEDDERS)}"
+            )
+        home = Path(env["HINDSIGHT_HOME"]).expanduser() if env.get("HINDSIGHT_HOME") else default_home()
+        return cls(
+            database_url=url,
+            home=home,
+            agent_id=env.get("HINDSIGHT_AGENT_ID", "default").strip() or "default",
+            embedder=embedder,
+            embed_url=env.get("HINDSIGHT_EMBED_URL") or None,
+            embed_model=env.get("HINDSIGHT_EMBED_MODEL") or None,
+            embed_api_key=env.get("HINDSIGHT_EMBED_API_KEY") or None,
+            log_level=(env.get("HINDSIGHT_LOG_LEVEL") or "INFO").upper(),
+        )

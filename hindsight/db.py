@@ -1,0 +1,121 @@
+"""The one connection pool of a process, and the boundary where asyncpg's errors become
+hindsight's. Nothing else imports asyncpg."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from typing import Any, AsyncIterator
+
+import asyncpg
+from pgvector.asyncpg import register_vector
+
+from . import queries
+from .errors import DatabaseError
+
+log = logging.getLogger(__name__)
+
+# Prepared statements must not fall back to a generic plan that skips the vector index.
+SERVER_SETTINGS = {
+    "application_name": "hindsight",
+    "plan_cache_mode": "force_custom_plan",
+    "jit": "off",
+}
+MIN_SERVER_VERSION = 150000
+MIN_PGVECTOR = (0, 5)
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
+
+
+async def _init_connection(conn: asyncpg.Connection) -> None:
+    await register_vector(conn)
+    await conn.execute(queries.get("session_setup"))
+
+
+@contextlib.asynccontextmanager
+async def translated(what: str) -> AsyncIterator[None]:
+    """Turn driver and connection errors into DatabaseError, naming what was being done."""
+    try:
+        yield
+    except asyncpg.PostgresError as exc:
+        raise DatabaseError(f"{what} failed: {exc.__class__.__name__}: {exc}") from exc
+    except (OSError, asyncpg.InterfaceError, TimeoutError) as exc:
+        raise DatabaseError(f"{what} failed: the database is unreachable ({exc})") from exc
+
+
+async def connect_once(url: str, timeout: float = 10) -> asyncpg.Connection:
+    """A single connection (no pool, no codec), for checks and migrations' helpers."""
+    try:
+        return await asyncpg.connect(url, timeout=timeout, server_settings=SERVER_SETTINGS)
+    except asyncpg.InvalidPasswordError as exc:
+        raise DatabaseError(f"cannot log in to {redact(url)}: {exc}") from exc
+    except asyncpg.InvalidCatalogNameError as exc:
+        raise DatabaseError(f"database in {redact(url)} does not exist: {exc}") from exc
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
+        raise DatabaseError(f"cannot connect to {redact(url)}: {exc.__class__.__name__}: {exc}") from exc
+
+
+async def ensure_pgvector(url: str) -> str:
+    """Check server version and pgvector; create the extension if allowed. Returns its version."""
+    conn = await connect_once(url)
+    try:
+        async with translated("checking the server"):
+            version = await conn.fetchval("SHOW server_version_num")
+            if int(version) < MIN_SERVER_VERSION:
+                raise DatabaseError(f"{redact(url)} runs PostgreSQL {version}; hindsight needs 15 or newer")
+            installed = await conn.fetchval(queries.get("pgvector_version"))
+        if installed is None:
+            try:
+                await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+            except asyncpg.PostgresError as exc:
+                raise DatabaseError(
+                    f"pgvector is not installed in {redact(url)} and could not be created "
+                    f"({exc.__class__.__name__}: {exc}). Install pgvector >= 0.5 on the server and "
+                    "run CREATE EXTENSION vector as a superuser, or point HINDSIGHT_DATABASE_URL "
+                    "at a server that has it"
+                ) from exc
+            installed = await conn.fetchval(queries.get("pgvector_version"))
+        parts = tuple(int(p) for p in re.findall(r"\d+", installed)[:2])
+        if parts < MIN_PGVECTOR:
+            raise DatabaseError(f"pgvector {installed} in {redact(url)} is too old; hindsight needs >= 0.5 "
+                                "(ALTER EXTENSION vector UPDATE)")
+        return installed
+    finally:
+        await conn.close()
+
+
+class Database:
+    """Owns the pool. Query helpers take a statement name from sql/queries."""
+
+    def __init__(self, pool: asyncpg.Pool):
+        self.pool = pool
+
+    @classmethod
+    async def open(cls, url: str, *, min_size: int = 1, max_size: int = 4) -> "Database":
+        try:
+            pool = await asyncpg.create_pool(
+                url, min_size=min_size, max_size=max_size, init=_init_connection,
+                server_settings=SERVER_SETTINGS, command_timeout=60,
+            )
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
+            raise DatabaseError(f"cannot connect to {redact(url)}: {exc}") from exc
+        return cls(pool)
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    async def fetch(self, name: str, *args: Any) -> list[asyncpg.Record]:
+        async with translated(name):
+            return await self.pool.fetch(queries.get(name), *args)
+
+    async def fetchrow(self, name: str, *args: Any) -> asyncpg.Record | None:
+        async with translated(name):
+            return await self.pool.fetchrow(queries.get(name), *args)
+
+    async def fetchval(self, name: str, *args: Any) -> Any:
+        async with translated(name):
+            return await self.pool.fetchval(queries.get(name), *args)

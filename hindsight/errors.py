@@ -1,0 +1,50 @@
+"""The exceptions hindsight raises. Driver and library errors are translated into these
+at the boundary that meets them (hindsight.db for asyncpg, hindsight.embed for the
+embedder); the MCP server and the CLI turn them into messages for people and models.
+
+    HindsightError
+    ├── ConfigError          settings that cannot work (bad URL, unknown embedder)
+    ├── DatabaseError        the database is unreachable, lacks pgvector, or failed
+    │   └── EmbedderMismatch the stored vectors come from another embedder
+    ├── EmbedderError        the embedder could not be loaded or failed
+    ├── InvalidInput         a caller's argument is wrong: names the field and what is allowed
+    └── NotFound             no such memory for this agent
+"""
+
+from __future__ import annotations
+
+
+class HindsightError(Exception):
+    """Base of every error hindsight raises on purpose."""
+
+
+class ConfigError(HindsightError):
+    pass
+
+
+class DatabaseError(HindsightError):
+    pass
+
+
+class EmbedderMismatch(DatabaseError):
+    pass
+
+
+class EmbedderError(HindsightError):
+    pass
+
+
+class InvalidInput(HindsightError):
+    def __init__(self, field: str, problem: str):
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{field}: {problem}")
+
+
+class NotFound(HindsightError):
+    def __init__(self, field: str, value: str, agent_id: str):
+        self.field = field
+        super().__init__(
+            f"{field}: no memory with id {value} is visible to agent {agent_id!r} "
+            "(it does not exist, was deleted, or belongs to another agent)"
+        )

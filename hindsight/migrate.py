@@ -1,0 +1,106 @@
+"""Schema migrations: Alembic revisions in alembic/versions execute the plain SQL files in
+sql/migrations. Run as its own step before the server serves, never inside its event loop;
+an advisory lock makes concurrent runs (two IDE windows starting) wait for each other."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import asyncpg
+
+import hindsight
+
+from . import queries
+from .db import SERVER_SETTINGS
+from .errors import DatabaseError
+
+MIGRATION_LOCK = 7_400_113_001  # pg_advisory_xact_lock key for migrations
+
+
+def alembic_dir() -> Path:
+    """alembic/ beside the package in a checkout, or inside it in an installed wheel."""
+    here = Path(hindsight.__file__).resolve().parent
+    for candidate in (here / "alembic", here.parent / "alembic"):
+        if (candidate / "env.py").exists():
+            return candidate
+    raise DatabaseError(f"the alembic migration scripts are missing near {here}; reinstall hindsight")
+
+
+def _config(url: str):
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(alembic_dir()))
+    cfg.attributes["database_url"] = url
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Bring the schema to `revision`. Synchronous: call it outside any event loop."""
+    from alembic import command
+
+    try:
+        command.upgrade(_config(url), revision)
+    except DatabaseError:
+        raise
+    except Exception as exc:
+        raise DatabaseError(f"migrating the database failed: {exc.__class__.__name__}: {exc}") from exc
+
+
+def head() -> str:
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory.from_config(_config("")).get_current_head()
+
+
+async def current(url: str) -> str | None:
+    conn = await asyncpg.connect(url, server_settings=SERVER_SETTINGS)
+    try:
+        exists = await conn.fetchval("SELECT to_regclass('alembic_version') IS NOT NULL")
+        return await conn.fetchval("SELECT version_num FROM alembic_version") if exists else None
+    finally:
+        await conn.close()
+
+
+# ---- used by alembic/env.py and the revisions -------------------------------------------
+
+def run_env(context) -> None:
+    """The body of alembic/env.py: online migrations over asyncpg."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+    from sqlalchemy.pool import NullPool
+
+    url = context.config.attributes.get("database_url")
+    if not url:
+        from .bootstrap import resolve_url
+        from .config import Settings
+
+        url = resolve_url(Settings.from_env())
+
+    def do_run(connection) -> None:
+        context.configure(connection=connection, transaction_per_migration=False)
+        with context.begin_transaction():
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+            context.run_migrations()
+
+    async def main() -> None:
+        engine = create_async_engine(
+            "postgresql+asyncpg://", poolclass=NullPool,
+            async_creator=lambda: asyncpg.connect(url, server_settings=SERVER_SETTINGS),
+        )
+        try:
+            async with engine.connect() as connection:
+                await connection.run_sync(do_run)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(main())
+
+
+def execute_sql_file(filename: str) -> None:
+    """Run one sql/migrations file on the migration's connection (multi-statement)."""
+    from alembic import op
+    from sqlalchemy.util import await_only
+
+    raw = op.get_bind().connection.driver_connection  # the asyncpg connection
+    await_only(raw.execute(queries.migration_sql(filename)))

@@ -1,0 +1,49 @@
+"""Every SQL statement lives in sql/queries/*.sql under a `-- name: NAME` header.
+
+    -- name: get_memory
+    -- One memory by id, if the agent may see it.
+    SELECT ...
+
+They are read once at import; code says `queries.get("get_memory")`.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+_HEADER = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
+
+
+def parse(text: str) -> dict[str, str]:
+    parts = _HEADER.split(text)
+    found: dict[str, str] = {}
+    for name, body in zip(parts[1::2], parts[2::2]):
+        sql = "\n".join(line for line in body.strip().splitlines() if not line.lstrip().startswith("--"))
+        if name in found:
+            raise ValueError(f"query {name!r} is defined twice")
+        found[name] = sql.strip().rstrip(";")
+    return found
+
+
+def _load() -> dict[str, str]:
+    loaded: dict[str, str] = {}
+    folder = resources.files("hindsight.sql") / "queries"
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".sql"):
+            for name, sql in parse(entry.read_text(encoding="utf-8")).items():
+                if name in loaded:
+                    raise ValueError(f"query {name!r} is defined twice ({entry.name})")
+                loaded[name] = sql
+    return loaded
+
+
+QUERIES = _load()
+
+
+def get(name: str) -> str:
+    return QUERIES[name]
+
+
+def migration_sql(filename: str) -> str:
+    return (resources.files("hindsight.sql") / "migrations" / filename).read_text(encoding="utf-8")

@@ -1,0 +1,37 @@
+"""Pure text helpers: the keyword-channel text, content hashing, token estimates."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+# CJK ideographs, kana and hangul: scripts written without spaces between words.
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+
+
+def _segment(run: str) -> str:
+    import rjieba  # imported lazily: only text with CJK pays for it
+
+    return " ".join(w for w in rjieba.cut(run) if w.strip())
+
+
+def keyword_text(text: str) -> str:
+    """Text for the keyword index: CJK runs cut into words (rjieba), the rest unchanged.
+
+    PostgreSQL's parser splits on spaces and punctuation; Chinese has neither between
+    words, so without this a whole sentence would become one unsearchable token.
+    """
+    return _CJK_RUN.sub(lambda m: f" {_segment(m.group())} ", text)
+
+
+def content_hash(text: str) -> bytes:
+    """sha256 of the content after Unicode NFC and whitespace folding."""
+    folded = " ".join(unicodedata.normalize("NFC", text).split())
+    return hashlib.sha256(folded.encode("utf-8")).digest()
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap token estimate: ~4 characters a token for Latin text, ~1 per CJK character."""
+    cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
+    return max(1, cjk + (len(text) - cjk + 3) // 4) if text else 0

@@ -1,0 +1,145 @@
+"""Checks on what callers send. Pure: no I/O. Each failure is an InvalidInput naming the
+field and what is allowed, raised before anything is written."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from .errors import InvalidInput
+
+MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
+MAX_CONTENT_BYTES = 32 * 1024
+MAX_METADATA_BYTES = 16 * 1024
+MAX_TAGS = 32
+MAX_TAG_CHARS = 64
+MAX_QUERY_CHARS = 2000
+MAX_TOP_K = 50
+MAX_LIST_LIMIT = 200
+_AGENT_ID = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")
+
+
+def text(field: str, value: Any, *, max_bytes: int, required: bool = True) -> str | None:
+    if value is None:
+        if required:
+            raise InvalidInput(field, "is required: a non-empty string")
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(field, f"must be a string, not {type(value).__name__}")
+    if "\x00" in value:
+        raise InvalidInput(field, "must not contain NUL (\\u0000) characters")
+    if not value.strip():
+        raise InvalidInput(field, "must not be empty or only whitespace")
+    size = len(value.encode("utf-8"))
+    if size > max_bytes:
+        raise InvalidInput(field, f"is {size} bytes; at most {max_bytes} bytes (UTF-8) are allowed")
+    return value
+
+
+def content(value: Any, field: str = "content") -> str:
+    return text(field, value, max_bytes=MAX_CONTENT_BYTES)  # type: ignore[return-value]
+
+
+def agent_id(value: Any, field: str = "agent_id") -> str:
+    if not isinstance(value, str) or not _AGENT_ID.match(value):
+        raise InvalidInput(field, "must be 1-128 characters with no spaces or control characters")
+    return value
+
+
+def memory_type(value: Any, field: str = "memory_type", required: bool = True) -> str | None:
+    if value is None and not required:
+        return None
+    if value not in MEMORY_TYPES:
+        raise InvalidInput(field, f"{value!r} is not allowed; use one of {', '.join(MEMORY_TYPES)}")
+    return value
+
+
+def integer(field: str, value: Any, lo: int, hi: int, *, required: bool = True) -> int | None:
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidInput(field, f"must be a whole number from {lo} to {hi}")
+    if not lo <= value <= hi:
+        raise InvalidInput(field, f"{value} is out of range; allowed: {lo} to {hi}")
+    return value
+
+
+def importance(value: Any, required: bool = True) -> int | None:
+    return integer("importance", value, 1, 5, required=required)
+
+
+def memory_id(value: Any, field: str = "memory_id", required: bool = True) -> uuid.UUID | None:
+    if value is None and not required:
+        return None
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except (ValueError, TypeError, AttributeError):
+        raise InvalidInput(field, f"{value!r} is not a memory id; ids are UUIDs like "
+                                  "'0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69'") from None
+
+
+def _check_json(field: str, value: Any, depth: int = 0) -> None:
+    if depth > 20:
+        raise InvalidInput(field, "is nested too deeply (at most 20 levels)")
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise InvalidInput(field, "must not contain NUL (\\u0000) characters")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidInput(field, "keys must be strings")
+            _check_json(field, key, depth + 1)
+            _check_json(field, item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_json(field, item, depth + 1)
+    elif value is not None and not isinstance(value, (bool, int, float)):
+        raise InvalidInput(field, f"holds a {type(value).__name__}; only JSON values are allowed")
+
+
+def metadata(value: Any, field: str = "metadata", required: bool = False) -> dict | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidInput(field, f"must be a JSON object, not {type(value).__name__}")
+    _check_json(field, value)
+    try:
+        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8"))
+    except ValueError:
+        raise InvalidInput(field, "must not contain NaN or Infinity") from None
+    if size > MAX_METADATA_BYTES:
+        raise InvalidInput(field, f"is {size} bytes as JSON; at most {MAX_METADATA_BYTES} allowed")
+    return value
+
+
+def tags(value: Any, field: str = "tags", required: bool = False) -> list[str] | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, list):
+        raise InvalidInput(field, "must be a list of strings")
+    if len(value) > MAX_TAGS:
+        raise InvalidInput(field, f"has {len(value)} tags; at most {MAX_TAGS} allowed")
+    for tag in value:
+        if not isinstance(tag, str) or not tag.strip() or "\x00" in tag or len(tag) > MAX_TAG_CHARS:
+            raise InvalidInput(field, f"each tag must be a non-empty string of at most {MAX_TAG_CHARS} "
+                                      f"characters without NUL; got {tag!r}")
+    return list(dict.fromkeys(value))  # order kept, repeats dropped
+
+
+def timestamp(field: str, value: Any, required: bool = False) -> datetime | None:
+    if value is None and not required:
+        return None
+    if isinstance(value, datetime):
+        parsed = value
+    else:
+        try:
+            parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidInput(field, f"{value!r} is not an ISO 8601 date-time "
+                                      "like '2024-03-10T14:30:00Z'") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)

@@ -1,0 +1,33 @@
+-- name: session_setup
+-- Run on every new pooled connection: let filtered HNSW scans keep going until enough
+-- rows pass the WHERE clause (pgvector >= 0.8; ignored as a placeholder before).
+SET hnsw.iterative_scan = relaxed_order;
+
+-- name: pgvector_version
+-- The installed pgvector version, or NULL.
+SELECT extversion FROM pg_extension WHERE extname = 'vector';
+
+-- name: embedder_get
+-- Which embedder wrote the stored vectors.
+SELECT name, dimension FROM hindsight_embedder;
+
+-- name: embedder_record
+-- Record the embedder that writes vectors from now on.
+INSERT INTO hindsight_embedder (singleton, name, dimension, recorded_at)
+VALUES (true, $1, $2, now())
+ON CONFLICT (singleton) DO UPDATE SET name = excluded.name, dimension = excluded.dimension,
+                                      recorded_at = excluded.recorded_at;
+
+-- name: memories_exist
+-- Whether any memory is stored at all.
+SELECT EXISTS (SELECT 1 FROM memories);
+
+-- name: embedding_dimension
+-- The dimension the embedding column is declared with.
+SELECT atttypmod FROM pg_attribute
+WHERE attrelid = 'memories'::regclass AND attname = 'embedding';
+
+-- name: embedding_set_dimension
+-- Re-declare the embedding column for another dimension. Only ever run on an empty
+-- table; {dimension} is filled with an integer by hindsight/embed.py.
+ALTER TABLE memories ALTER COLUMN embedding TYPE vector({dimension});
