@@ -4,7 +4,7 @@ Several processes (two IDE windows, the CLI) share one data directory: pgserver 
 list of the pids holding the server and stops it when the last one exits. Two gaps are
 closed here: a process killed with SIGKILL never removes its pid, so dead pids are
 dropped before joining (the orphaned server is then adopted, and stopped by the last live
-holder); and SIGTERM is turned into a normal exit by the entry points so cleanup runs.
+holder); and on SIGTERM the entry points call `release()` before they exit.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from .errors import DatabaseError
 
 log = logging.getLogger(__name__)
+_held = []  # the server handle this process holds, if any
 
 
 def data_dir(home: Path) -> Path:
@@ -68,4 +69,13 @@ def start(home: Path) -> str:
                 f"could not start the embedded PostgreSQL in {pgdata}: {exc}. "
                 f"Its log is {pgdata / 'log'}; or set HINDSIGHT_DATABASE_URL to use another server"
             ) from exc
+    if not _held:
+        _held.append(server)
     return server.get_uri()
+
+
+def release() -> None:
+    """Give up this process's hold now (the server stops if it was the last holder).
+    Called on SIGTERM; otherwise pgserver's atexit hook does it."""
+    while _held:
+        _held.pop().cleanup()

@@ -123,6 +123,7 @@ class Memories:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
         if await self.db.fetchval("delete_memory", agent_id, mid) is None:
+            await self._own(agent_id, mid)  # says why: another agent's shared memory, or none
             raise NotFound("memory_id", str(mid), agent_id)
         return {"deleted": True, "id": str(mid)}
 

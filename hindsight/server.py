@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
 import sys
 from dataclasses import dataclass
@@ -14,11 +15,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from . import bootstrap
+from . import bootstrap, embedded
 from .config import Settings
 from .db import Database
 from .embed import AsyncEmbedder, create as create_embedder
-from .errors import ConfigError, DatabaseError, HindsightError
+from .errors import HindsightError
 from .memories import Memories
 from .recall import Recall
 
@@ -194,16 +195,24 @@ def build(settings: Settings, url: str) -> MCPServer:
     return mcp
 
 
-def _sigterm_as_interrupt() -> None:
-    """SIGTERM ends the process like Ctrl-C, so cleanup (the embedded server's) runs."""
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+def _stop_on_signal(signum: int, _frame: Any) -> None:
+    """SIGTERM / SIGINT: release the embedded database and exit at once. (An orderly
+    shutdown of the event loop would wait forever on the thread blocked reading stdin.)
+    Open transactions are rolled back by PostgreSQL when the connections drop."""
+    log.info("hindsight-server: %s, stopping", signal.Signals(signum).name)
+    try:
+        embedded.release()
+    finally:
+        sys.stderr.flush()
+        os._exit(0)
 
 
 def main() -> None:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("pgserver").setLevel(logging.WARNING)
-    _sigterm_as_interrupt()
+    signal.signal(signal.SIGTERM, _stop_on_signal)
+    signal.signal(signal.SIGINT, _stop_on_signal)
     try:
         settings = Settings.from_env()
         logging.getLogger().setLevel(settings.log_level if settings.log_level in
@@ -213,8 +222,6 @@ def main() -> None:
         server = build(settings, url)
         log.info("hindsight serving on stdio (agent %s, embedder %s)", settings.agent_id, settings.embedder)
         server.run("stdio")
-    except (ConfigError, DatabaseError, HindsightError) as exc:
+    except HindsightError as exc:
         print(f"hindsight-server: error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        log.info("hindsight-server: stopped")

@@ -1,0 +1,164 @@
+"""The `hindsight` command line. Data goes to stdout; progress, logs and errors to stderr.
+Errors are one line and a non-zero exit, never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import shutil
+import sys
+from typing import Any, Callable
+
+from . import bootstrap, migrate
+from .config import Settings
+from .db import Database, redact
+from .embed import AsyncEmbedder, create as create_embedder
+from .errors import HindsightError
+from .memories import Memories
+from .recall import Recall
+
+
+def _services(settings: Settings, url: str):
+    """Open the pool and the embedder for one command; a context manager of (Memories, Recall)."""
+    import contextlib
+
+    @contextlib.asynccontextmanager
+    async def opened():
+        embedder = AsyncEmbedder(create_embedder(settings))
+        db = await Database.open(url, max_size=2)
+        try:
+            yield Memories(db, embedder), Recall(db, embedder)
+        finally:
+            await db.close()
+
+    return opened()
+
+
+def cmd_migrate(args, settings: Settings) -> int:
+    url = bootstrap.prepare(settings)
+    print(f"database at revision {migrate.head()} ({redact(url)})", file=sys.stderr)
+    return 0
+
+
+def cmd_store(args, settings: Settings) -> int:
+    url = bootstrap.prepare(settings)
+    metadata = json.loads(args.metadata) if args.metadata else None
+
+    async def run() -> dict[str, Any]:
+        async with _services(settings, url) as (memories, _):
+            return await memories.store(args.agent or settings.agent_id, args.content,
+                                        memory_type=args.type, importance=args.importance,
+                                        metadata=metadata, tags=args.tag or None,
+                                        session_id=args.session)
+
+    row = asyncio.run(run())
+    print(json.dumps({"id": row["id"], "status": "created"}) if args.json else row["id"])
+    return 0
+
+
+def cmd_recall(args, settings: Settings) -> int:
+    url = bootstrap.prepare(settings)
+
+    async def run() -> dict[str, Any]:
+        async with _services(settings, url) as (_, recall):
+            return await recall.retrieve(args.agent or settings.agent_id, args.query, top_k=args.top_k)
+
+    result = asyncio.run(run())
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+        return 0
+    width = shutil.get_terminal_size((100, 20)).columns
+    for rank, m in enumerate(result["memories"], 1):
+        text = " ".join(m["content"].split())
+        room = max(20, width - 40)
+        print(f"{rank:>2}. {m['score']:.4f}  {m['memory_type']:<10} {m['created_at'][:10]}  "
+              f"{text[:room]}{'…' if len(text) > room else ''}")
+    if not result["memories"]:
+        print("(no memories found)", file=sys.stderr)
+    return 0
+
+
+def cmd_doctor(args, settings: Settings) -> int:
+    from .db import ensure_pgvector
+    from .embed import describe
+
+    url = bootstrap.resolve_url(settings)
+    print(f"database: {redact(url)}{' (embedded)' if not settings.database_url else ''}")
+    print(f"pgvector: {asyncio.run(ensure_pgvector(url))}")
+    current = asyncio.run(migrate.current(url))
+    print(f"schema:   {current or 'not migrated'} (newest {migrate.head()})")
+    name, dim = describe(settings)
+    create_embedder(settings)
+    print(f"embedder: {name} ({dim}-d) loads")
+    return 0 if current == migrate.head() else 1
+
+
+def cmd_mcp_config(args, settings: Settings) -> int:
+    exe = shutil.which("hindsight-server") or "hindsight-server"
+    server = {"command": exe, "args": [], "env": {"HINDSIGHT_AGENT_ID": settings.agent_id}}
+    if args.client == "vscode":
+        config: dict[str, Any] = {"servers": {"hindsight": {"type": "stdio", **server}}}
+    elif args.client == "claude-code":
+        config = {"mcpServers": {"hindsight": {"type": "stdio", **server}}}
+    else:  # claude-desktop, cursor
+        config = {"mcpServers": {"hindsight": server}}
+    print(json.dumps(config, indent=2))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="hindsight", description="Long-term memory for LLM agents.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("migrate", help="bring the database schema to the newest revision")
+    s.set_defaults(func=cmd_migrate)
+
+    s = sub.add_parser("store", help="store one memory")
+    s.add_argument("content")
+    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    s.add_argument("--type", default="episodic", help="working, episodic, semantic or procedural")
+    s.add_argument("--importance", type=int, default=3, help="1-5 (default 3)")
+    s.add_argument("--metadata", help="a JSON object")
+    s.add_argument("--tag", action="append", help="a tag (repeatable)")
+    s.add_argument("--session", help="session id")
+    s.add_argument("--json", action="store_true", help="print JSON instead of the id")
+    s.set_defaults(func=cmd_store)
+
+    s = sub.add_parser("recall", help="recall memories relevant to a query")
+    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    s.add_argument("--query", required=True)
+    s.add_argument("--top-k", type=int, default=5)
+    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    s.set_defaults(func=cmd_recall)
+
+    s = sub.add_parser("doctor", help="check database, pgvector, migrations and embedder")
+    s.set_defaults(func=cmd_doctor)
+
+    s = sub.add_parser("mcp-config", help="print the JSON an IDE needs to launch the server")
+    s.add_argument("--client", default="claude-desktop",
+                   choices=["claude-desktop", "cursor", "vscode", "claude-code"])
+    s.set_defaults(func=cmd_mcp_config)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = parser().parse_args(argv)
+    try:
+        settings = Settings.from_env()
+        code = args.func(args, settings)
+    except HindsightError as exc:
+        print(f"hindsight {args.command}: error: {exc}", file=sys.stderr)
+        code = 2
+    except json.JSONDecodeError as exc:
+        print(f"hindsight {args.command}: error: --metadata is not valid JSON: {exc}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt:
+        code = 130
+    raise SystemExit(code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""Shared fixtures: one embedded PostgreSQL for the session, a migrated template database
+built once, and a fresh copy of it for every test that touches the database."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import pytest
+
+from hindsight import embedded, migrate
+from hindsight.db import Database
+from hindsight.embed import AsyncEmbedder, E5Small, check_recorded
+from hindsight.memories import Memories
+from hindsight.recall import Recall
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+TEMPLATE = "hindsight_template"
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@pytest.fixture(scope="session")
+def pg_url(tmp_path_factory) -> str:
+    """The embedded server, started the way the product starts it."""
+    home = tmp_path_factory.mktemp("home")
+    return embedded.start(home)
+
+
+@pytest.fixture(scope="session")
+def embedder() -> E5Small:
+    return E5Small()
+
+
+@pytest.fixture(scope="session")
+async def template_url(pg_url, embedder) -> str:
+    admin = await asyncpg.connect(pg_url)
+    try:
+        await admin.execute(f"DROP DATABASE IF EXISTS {TEMPLATE}")
+        await admin.execute(f"CREATE DATABASE {TEMPLATE}")
+    finally:
+        await admin.close()
+    url = with_database(pg_url, TEMPLATE)
+    import anyio
+
+    await anyio.to_thread.run_sync(migrate.upgrade, url)  # alembic runs its own event loop
+    conn = await asyncpg.connect(url)
+    try:
+        await check_recorded(conn, embedder.name, embedder.dimension)
+    finally:
+        await conn.close()
+    return url
+
+
+@pytest.fixture
+async def db_url(pg_url, template_url) -> str:
+    """A fresh, migrated database for one test (a cheap copy of the template)."""
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(pg_url)
+    try:
+        await admin.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+        yield with_database(pg_url, name)
+        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+async def empty_db_url(pg_url) -> str:
+    """A database with nothing in it, not even the schema."""
+    name = f"e_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(pg_url)
+    try:
+        await admin.execute(f"CREATE DATABASE {name}")
+        yield with_database(pg_url, name)
+        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        await admin.close()
+
+
+@pytest.fixture
+async def db(db_url) -> Database:
+    database = await Database.open(db_url)
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def memories(db, embedder) -> Memories:
+    return Memories(db, AsyncEmbedder(embedder))
+
+
+@pytest.fixture
+def recall(db, embedder) -> Recall:
+    return Recall(db, AsyncEmbedder(embedder))
+
+
+async def count_rows(db: Database) -> int:
+    return await db.pool.fetchval("SELECT count(*) FROM memories")
+
+
+REPO = Path(__file__).resolve().parent.parent

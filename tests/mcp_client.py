@@ -1,0 +1,59 @@
+"""Drive `hindsight-server` as a subprocess with the MCP SDK's own stdio client."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def server_command() -> str:
+    beside = Path(sys.executable).parent / "hindsight-server"
+    found = str(beside) if beside.exists() else shutil.which("hindsight-server")
+    assert found, "hindsight-server is not installed (pip install -e .)"
+    return found
+
+
+def server_env(**extra: str) -> dict[str, str]:
+    env = {"OMP_NUM_THREADS": "1", "HINDSIGHT_LOG_LEVEL": "WARNING"}
+    for key in ("PATH", "HOME", "LANG", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    env.update(extra)
+    return env
+
+
+class Client:
+    def __init__(self, session: ClientSession):
+        self.session = session
+
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        """Call a tool that must succeed; return its structured result."""
+        result = await self.session.call_tool(tool, arguments)
+        assert not result.is_error, f"{tool} failed: {result.content[0].text}"
+        if result.structured_content is not None:
+            return result.structured_content
+        return json.loads(result.content[0].text)
+
+    async def error(self, tool: str, **arguments: Any) -> str:
+        """Call a tool that must fail; return the error text."""
+        result = await self.session.call_tool(tool, arguments)
+        assert result.is_error, f"{tool} unexpectedly succeeded: {result.structured_content}"
+        return result.content[0].text
+
+
+@contextlib.asynccontextmanager
+async def mcp_client(env: dict[str, str], errlog=None) -> AsyncIterator[Client]:
+    params = StdioServerParameters(command=server_command(), env=env)
+    errlog = errlog or sys.stderr
+    async with stdio_client(params, errlog=errlog) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield Client(session)

@@ -1,0 +1,93 @@
+"""The embedded database as the product uses it: shared by two servers, stopped cleanly on
+SIGTERM, and adopted after a holder was killed with SIGKILL."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import anyio
+
+from mcp_client import mcp_client, server_command, server_env
+
+
+def _postmaster_alive(home) -> bool:
+    pidfile = home / "pgdata" / "postmaster.pid"
+    if not pidfile.exists():
+        return False
+    try:
+        os.kill(int(pidfile.read_text().split()[0]), 0)
+        return True
+    except (ProcessLookupError, ValueError, IndexError):
+        return False
+
+
+def _holders(home) -> list[int]:
+    path = home / "pgdata" / ".handle_pids.json"
+    return json.loads(path.read_text() or "[]") if path.exists() else []
+
+
+async def _wait_until(predicate, seconds=30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        await anyio.sleep(0.2)
+    return predicate()
+
+
+def _start_raw(env):
+    """A server with a raw pipe, initialized (so the database is up)."""
+    proc = subprocess.Popen([server_command()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=env)
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}) + "\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    assert answer["id"] == 1 and "result" in answer
+    return proc
+
+
+async def test_two_servers_share_one_data_dir(tmp_path):
+    home = tmp_path / "home"
+    env = server_env(HINDSIGHT_HOME=str(home))
+    async with mcp_client(env) as first:
+        stored = await first.call("store_memory", content="Window one learned that tests need -x")
+        async with mcp_client(env) as second:
+            assert len(_holders(home)) == 2
+            found = await second.call("retrieve_memory", query="what do tests need?")
+            assert found["memories"][0]["id"] == stored["id"]
+        # the second window closed; the first still works on the same server
+        assert (await first.call("get_memory", memory_id=stored["id"]))["content"].endswith("-x")
+        assert _postmaster_alive(home)
+    assert await _wait_until(lambda: not _postmaster_alive(home)), "last holder should stop the server"
+    assert _holders(home) == []
+
+
+async def test_sigterm_stops_cleanly(tmp_path):
+    home = tmp_path / "home"
+    proc = await anyio.to_thread.run_sync(_start_raw, server_env(HINDSIGHT_HOME=str(home)))
+    assert _postmaster_alive(home)
+    proc.send_signal(signal.SIGTERM)
+    code = await anyio.to_thread.run_sync(lambda: proc.wait(timeout=60))
+    assert code == 0
+    assert await _wait_until(lambda: not _postmaster_alive(home))
+    assert _holders(home) == []
+
+
+async def test_server_orphaned_by_kill9_is_adopted(tmp_path):
+    home = tmp_path / "home"
+    env = server_env(HINDSIGHT_HOME=str(home))
+    async with mcp_client(env) as c:
+        kept = await c.call("store_memory", content="Survives a crash of another window")
+    victim = await anyio.to_thread.run_sync(_start_raw, env)
+    victim.kill()
+    victim.wait(timeout=30)
+    assert _postmaster_alive(home) and victim.pid in _holders(home)  # orphaned
+
+    async with mcp_client(env) as c:
+        got = await c.call("get_memory", memory_id=kept["id"])
+        assert got["content"] == "Survives a crash of another window"
+        assert victim.pid not in _holders(home)
+    assert await _wait_until(lambda: not _postmaster_alive(home)), "the adopted server is stopped at the end"
