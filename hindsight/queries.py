@@ -4,7 +4,9 @@
     -- One memory by id, if the agent may see it.
     SELECT ...
 
-They are read once at import; code says `queries.get("get_memory")`.
+They are read once at import; code says `queries.get("get_memory")`. A line
+`--@ other_name` inside a query stands for the text of query `other_name` (a shared
+fragment, such as the filters every recall channel applies).
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ import re
 from importlib import resources
 
 _HEADER = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.MULTILINE)
+_INCLUDE = re.compile(r"^(\s*)--@\s*(\w+)\s*$", re.MULTILINE)
 
 
 def parse(text: str) -> dict[str, str]:
     parts = _HEADER.split(text)
     found: dict[str, str] = {}
     for name, body in zip(parts[1::2], parts[2::2]):
-        sql = "\n".join(line for line in body.strip().splitlines() if not line.lstrip().startswith("--"))
+        sql = "\n".join(line for line in body.strip().splitlines()
+                         if not line.lstrip().startswith("--") or line.lstrip().startswith("--@"))
         if name in found:
             raise ValueError(f"query {name!r} is defined twice")
         found[name] = sql.strip().rstrip(";")
@@ -35,7 +39,18 @@ def _load() -> dict[str, str]:
                 if name in loaded:
                     raise ValueError(f"query {name!r} is defined twice ({entry.name})")
                 loaded[name] = sql
-    return loaded
+    return {name: _expand(sql, loaded) for name, sql in loaded.items()}
+
+
+def _expand(sql: str, known: dict[str, str], depth: int = 0) -> str:
+    if depth > 5:
+        raise ValueError("query includes nest too deeply")
+
+    def one(m: re.Match) -> str:
+        fragment = known[m.group(2)]
+        return "\n".join(m.group(1) + line for line in _expand(fragment, known, depth + 1).splitlines())
+
+    return _INCLUDE.sub(one, sql)
 
 
 QUERIES = _load()

@@ -3,6 +3,7 @@ are created once in the lifespan; migrations run before the event loop starts.""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -21,7 +22,7 @@ from .db import Database
 from .embed import AsyncEmbedder, create as create_embedder
 from .errors import HindsightError
 from .memories import Memories
-from .recall import Recall
+from .recall import AccessRecorder, Recall
 
 log = logging.getLogger("hindsight.server")
 
@@ -68,10 +69,15 @@ def build(settings: Settings, url: str) -> MCPServer:
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[App]:
         embedder = AsyncEmbedder(create_embedder(settings))
-        db = await Database.open(url)
+        db = await Database.open(url, max_size=8)  # recall runs its channels side by side
+        access = AccessRecorder(db)
+        bookkeeping = asyncio.create_task(access.run())
         try:
-            yield App(settings, db, Memories(db, embedder), Recall(db, embedder))
+            yield App(settings, db, Memories(db, embedder), Recall(db, embedder, on_access=access.record))
         finally:
+            bookkeeping.cancel()
+            with contextlib.suppress(Exception):
+                await access.flush()
             await db.close()
 
     mcp = MCPServer("hindsight", instructions=INSTRUCTIONS, lifespan=lifespan,
@@ -106,23 +112,35 @@ def build(settings: Settings, url: str) -> MCPServer:
     @mcp.tool()
     async def retrieve_memory(
         ctx: Context,
-        query: Annotated[str, Field(description="What you need to know, in natural language (any language)")],
+        query: Annotated[str, Field(description="What you need to know, in natural language (any language); "
+                                                "relative times like 'last week' or '上周' narrow it")],
         top_k: Annotated[int, Field(description="How many memories to return, 1-50")] = 5,
         memory_type: Annotated[MemoryType | None, Field(description="Only this layer")] = None,
+        time_range: Annotated[dict[str, str] | None, Field(description="Only memories from {start, end} (ISO 8601)")] = None,
+        task_type: Annotated[str | None, Field(description="Also bring the latest memories of this task type")] = None,
+        session_id: Annotated[str | None, Field(description="Also bring the latest memories of this session")] = None,
+        tools: Annotated[list[str] | None, Field(description="Tools you are about to use: their past failures come first")] = None,
         tags: Annotated[list[str] | None, Field(description="Only memories with all these tags")] = None,
         metadata: Annotated[dict[str, Any] | None, Field(description="Only memories whose metadata contains this object")] = None,
         include_shared: Annotated[bool, Field(description="Also search memories other agents shared")] = True,
+        as_of: Annotated[str | None, Field(description="Recall what was current at this ISO 8601 time (default now)")] = None,
+        min_decay_score: Annotated[float, Field(description="Skip memories that decayed below this, 0-1")] = 0.3,
+        format: Annotated[Literal["json", "prompt"], Field(description="'prompt' adds a block ready for a system prompt")] = "json",
+        max_tokens: Annotated[int | None, Field(description="Token budget of the prompt block (default 1000)")] = None,
         agent_id: AgentId = None,
     ) -> dict[str, Any]:
         """Recall what is relevant: call it before starting a task, when the user mentions
-        earlier work or preferences, and before using a tool that may have failed before.
-        Returns the best matches first, each with id, content, memory_type, created_at,
-        score and metadata. Invalidated and expired memories are never returned."""
+        earlier work or preferences, and before using a tool that may have failed before
+        (pass it in `tools`). Returns the best matches first, each with id, content,
+        memory_type, created_at, score, confidence (0-1), the channels that found it and
+        metadata. Invalidated and expired memories are never returned."""
         app = _app(ctx)
         with _tool_errors():
             return await app.recall.retrieve(
-                _agent(app, agent_id), query, top_k=top_k, memory_type=memory_type, tags=tags,
-                metadata=metadata, include_shared=include_shared)
+                _agent(app, agent_id), query, top_k=top_k, memory_type=memory_type,
+                time_range=time_range, task_type=task_type, session_id=session_id, tools=tools,
+                tags=tags, metadata=metadata, include_shared=include_shared, as_of=as_of,
+                min_decay_score=min_decay_score, format=format, max_tokens=max_tokens)
 
     @mcp.tool()
     async def get_memory(ctx: Context, memory_id: MemoryId, agent_id: AgentId = None) -> dict[str, Any]:

@@ -16,13 +16,21 @@ def _segment(run: str) -> str:
     return " ".join(w for w in rjieba.cut(run) if w.strip())
 
 
-def keyword_text(text: str) -> str:
-    """Text for the keyword index: CJK runs cut into words (rjieba), the rest unchanged.
+# Identifiers such as ERR_SSL_PROTOCOL_ERROR, numpy.linalg, pg_dump, HTTP/2, v1.2.3.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_.\-/:][A-Za-z0-9]+)+")
 
-    PostgreSQL's parser splits on spaces and punctuation; Chinese has neither between
-    words, so without this a whole sentence would become one unsearchable token.
+
+def keyword_text(text: str) -> str:
+    """Text for the keyword index (and for keyword queries, the same way).
+
+    - CJK runs are cut into words (rjieba): PostgreSQL's parser splits on spaces and
+      punctuation, and Chinese has neither between words.
+    - Each identifier also stands once more as one compact token ("errsslprotocolerror"),
+      so an exact identifier outranks text that merely shares its parts.
     """
-    return _CJK_RUN.sub(lambda m: f" {_segment(m.group())} ", text)
+    spaced = _CJK_RUN.sub(lambda m: f" {_segment(m.group())} ", text)
+    compact = [re.sub(r"[_.\-/:]", "", m.group()).lower() for m in _IDENTIFIER.finditer(text)]
+    return f"{spaced} {' '.join(compact)}" if compact else spaced
 
 
 def content_hash(text: str) -> bytes:

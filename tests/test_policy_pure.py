@@ -78,7 +78,9 @@ def test_keyword_text_segments_chinese_and_keeps_latin():
     words = out.split()
     assert "polars" in words
     assert "喜欢" in words and "数据" in words
-    assert keyword_text("ERR_SSL_PROTOCOL_ERROR in pip") == "ERR_SSL_PROTOCOL_ERROR in pip"
+    assert keyword_text("ERR_SSL_PROTOCOL_ERROR in pip").split() == [
+        "ERR_SSL_PROTOCOL_ERROR", "in", "pip", "errsslprotocolerror"]
+    assert keyword_text("plain words") == "plain words"
 
 
 def test_content_hash_folds_whitespace_only():
@@ -95,7 +97,9 @@ def test_token_estimate_counts_cjk_per_character():
 def test_every_query_name_used_in_code_exists():
     used = set()
     for path in (REPO / "hindsight").glob("*.py"):
-        used |= set(re.findall(r'(?:fetch|fetchrow|fetchval|queries\.get)\(\s*"(\w+)"', path.read_text()))
+        used |= set(re.findall(r'(?:fetch|fetchrow|fetchval|queries\.get|channel)\(\s*"(\w+)"', path.read_text()))
+    for path in (REPO / "sql" / "queries").glob("*.sql"):
+        used |= set(re.findall(r"--@\s*(\w+)", path.read_text()))  # fragments
     assert used, "no query names found in the code"
     assert used <= set(queries.QUERIES), used - set(queries.QUERIES)
     unused = set(queries.QUERIES) - used

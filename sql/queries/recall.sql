@@ -1,49 +1,128 @@
--- name: recall_hybrid
--- Vector and keyword channels fused by reciprocal rank (k = 60).
---   $1 agent  $2 query embedding  $3 include shared  $4 memory_type  $5 tags (all of)
---   $6 metadata containment  $7 candidates per channel  $8 keyword query text  $9 top k
-WITH vector AS (
-    SELECT agent_id, id, row_number() OVER (ORDER BY distance) AS rank
-    FROM (
-        SELECT agent_id, id, embedding <=> $2 AS distance
-        FROM memories
-        WHERE (agent_id = $1 OR ($3 AND shared))
-          AND invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-          AND ($4::text IS NULL OR memory_type = $4)
-          AND ($5::text[] IS NULL OR tags @> $5)
-          AND ($6::jsonb IS NULL OR metadata @> $6)
-        ORDER BY embedding <=> $2
-        LIMIT $7
-    ) nearest
+-- The recall channels. Each is one statement a DBA can run by hand; hindsight/recall.py
+-- runs them (the keyword one while the query is being embedded) and fuses their rankings.
+-- Parameters shared by every channel:
+--   $1 agent          $2 include shared   $3 as_of (what was current then)
+--   $4 memory_type    $5 tags (all of)    $6 metadata containment (jsonb)
+--   $7 from           $8 until            $9 minimum decay_score     $10 how many
+-- Channel-specific parameters start at $11.
+
+-- name: recall_filters
+-- Fragment (included by the channels): current at $3 and passing the caller's filters.
+AND created_at <= $3
+AND (invalidated_at IS NULL OR invalidated_at > $3)
+AND (expires_at IS NULL OR expires_at > $3)
+AND decay_score >= $9
+AND ($4::text IS NULL OR memory_type = $4)
+AND ($5::text[] IS NULL OR tags @> $5)
+AND ($6::jsonb IS NULL OR metadata @> $6)
+AND ($7::timestamptz IS NULL OR created_at >= $7)
+AND ($8::timestamptz IS NULL OR created_at < $8)
+
+-- name: channel_vector
+-- Nearest neighbours of the query embedding ($11) by cosine distance (HNSW index).
+SELECT id, 1 - (embedding <=> $11) AS similarity
+FROM memories
+WHERE (agent_id = $1 OR ($2 AND shared))
+  --@ recall_filters
+ORDER BY embedding <=> $11
+LIMIT $10;
+
+-- name: channel_keyword
+-- Okapi BM25 (k1 = 1.2, b = 0.75) over the agent's term statistics. $11 is the query
+-- text prepared like stored text; $12 how many top-scoring memories to check filters on.
+WITH query_terms AS (
+    SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', $11))
 ),
-keyword_query AS (
-    -- any of the query's words, not all of them
-    SELECT NULLIF(replace(plainto_tsquery('english', $8)::text, ' & ', ' | '), '')::tsquery AS q
+corpus AS (
+    SELECT n_docs::float8 AS n, greatest(total_len::float8 / greatest(n_docs, 1), 1) AS avgdl
+    FROM agent_stats WHERE agent_id = $1
 ),
-keyword AS (
-    SELECT agent_id, id, row_number() OVER (ORDER BY score DESC) AS rank
-    FROM (
-        SELECT m.agent_id, m.id, ts_rank_cd(m.search_vector, k.q) AS score
-        FROM memories m, keyword_query k
-        WHERE k.q IS NOT NULL AND m.search_vector @@ k.q
-          AND (m.agent_id = $1 OR ($3 AND m.shared))
-          AND m.invalidated_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > now())
-          AND ($4::text IS NULL OR m.memory_type = $4)
-          AND ($5::text[] IS NULL OR m.tags @> $5)
-          AND ($6::jsonb IS NULL OR m.metadata @> $6)
-        ORDER BY score DESC
-        LIMIT $7
-    ) matched
+postings AS (
+    SELECT t.memory_id, t.tf, t.doc_len, count(*) OVER (PARTITION BY t.term) AS df
+    FROM memory_terms t JOIN query_terms q ON t.term = q.term
+    WHERE t.agent_id = $1
 ),
-fused AS (
-    SELECT agent_id, id, sum(1.0 / (60 + rank)) AS score, array_agg(channel ORDER BY channel) AS channels
-    FROM (SELECT agent_id, id, rank, 'vector' AS channel FROM vector
-          UNION ALL
-          SELECT agent_id, id, rank, 'keyword' AS channel FROM keyword) hits
-    GROUP BY agent_id, id
+scored AS (
+    SELECT p.memory_id,
+           sum(ln(1 + (c.n - p.df + 0.5) / (p.df + 0.5))
+               * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.doc_len / c.avgdl))) AS score
+    FROM postings p, corpus c
+    GROUP BY p.memory_id
+    ORDER BY score DESC
+    LIMIT $12
 )
-SELECT m.id, m.agent_id, m.memory_type, m.content, m.metadata, m.tags, m.importance,
-       m.created_at, m.shared, f.score, f.channels
-FROM fused f JOIN memories m USING (agent_id, id)
-ORDER BY f.score DESC, m.created_at DESC
-LIMIT $9;
+SELECT id, s.score
+FROM scored s JOIN memories ON agent_id = $1 AND id = s.memory_id
+WHERE $2::boolean IS NOT NULL  -- own memories only: shared ones come from channel_shared_keyword
+  --@ recall_filters
+ORDER BY s.score DESC
+LIMIT $10;
+
+-- name: channel_shared_keyword
+-- Full-text matches among memories other agents shared (a small set), by ts_rank_cd.
+WITH q AS (
+    SELECT NULLIF(replace(plainto_tsquery('english', $11)::text, ' & ', ' | '), '')::tsquery AS q
+)
+SELECT id, ts_rank_cd(search_vector, q.q) AS score
+FROM memories, q
+WHERE $2 AND shared AND agent_id <> $1 AND search_vector @@ q.q
+  --@ recall_filters
+ORDER BY score DESC
+LIMIT $10;
+
+-- name: channel_time_window
+-- Memories from the window the query names ($12 to $13), most similar first. Exact
+-- (the "+ 0" keeps the planner from an HNSW scan that a narrow window would starve).
+SELECT id, 1 - (embedding <=> $11) AS similarity
+FROM memories
+WHERE (agent_id = $1 OR ($2 AND shared)) AND created_at >= $12 AND created_at < $13
+  --@ recall_filters
+ORDER BY (embedding <=> $11) + 0
+LIMIT $10;
+
+-- name: channel_recent_task
+-- The most recent memories of the same task type ($11) or session ($12).
+SELECT id
+FROM memories
+WHERE agent_id = $1 AND $2::boolean IS NOT NULL  -- own memories only
+  AND (($11::text IS NOT NULL AND metadata ->> 'task_type' = $11)
+       OR ($12::text IS NOT NULL AND session_id = $12))
+  --@ recall_filters
+ORDER BY created_at DESC
+LIMIT $10;
+
+-- name: channel_tools
+-- Memories whose metadata.tools_used names one of the tools ($11): failures first.
+SELECT id
+FROM memories
+WHERE (agent_id = $1 OR ($2 AND shared)) AND (metadata -> 'tools_used') ?| $11
+  --@ recall_filters
+ORDER BY coalesce(metadata ->> 'outcome' IN ('failure', 'failed', 'error'), false)
+         OR metadata ? 'error' DESC,
+         created_at DESC
+LIMIT $10;
+
+-- name: channel_entities
+-- Memories whose metadata.entities or tags hold a name the query mentions ($11).
+SELECT id
+FROM memories
+WHERE (agent_id = $1 OR ($2 AND shared))
+  AND ((metadata -> 'entities') ?| $11 OR tags && $11)
+  --@ recall_filters
+ORDER BY created_at DESC
+LIMIT $10;
+
+-- name: recall_rows
+-- The fused winners ($2), with their similarity to the query embedding ($3).
+SELECT id, agent_id, memory_type, content, metadata, tags, importance, decay_score,
+       created_at, last_accessed, shared, 1 - (embedding <=> $3) AS similarity
+FROM memories
+WHERE id = ANY($2) AND (agent_id = $1 OR shared);
+
+-- name: record_access
+-- Recall's bookkeeping, batched and off the latency path (a HOT update: no index changes).
+-- $2 ids, $3 how often each was returned, $4 when.
+UPDATE memories m
+SET access_count = m.access_count + a.n, last_accessed = greatest(m.last_accessed, $4)
+FROM unnest($2::uuid[], $3::int[]) AS a(id, n)
+WHERE m.agent_id = $1 AND m.id = a.id;
