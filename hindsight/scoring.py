@@ -8,6 +8,8 @@
        final = fused × (0.8 + 0.1·(importance − 1))
                      × (floor + (1 − floor)·exp(−λ·age_days))
                      × (0.5 + 0.5·decay_score)
+                     × substance (near-empty memories such as "Thanks!" keep half)
+   Defaults tuned on the LoCoMo development set (benchmarks/locomo.py).
 """
 
 from __future__ import annotations
@@ -28,16 +30,18 @@ DEFAULT_WEIGHTS = {
 class Weights:
     channels: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     decay_lambda: float = 0.01      # per day
-    recency_floor: float = 0.8      # the oldest memory keeps this share of its relevance
+    recency_floor: float = 0.9      # the oldest memory keeps this share of its relevance
+    substance_terms: int = 12       # memories with fewer indexed words are down-weighted
 
 
-def fuse(rankings: dict[str, list], weights: Weights, k: int = RRF_K) -> dict:
-    """{channel: [id, ...best first]} -> {id: (fused score, sorted channel names)}."""
+def fuse(rankings: dict[str, list], weights: Weights, k: int | None = None) -> dict:
+    """{channel: [(id, channel score), ...best first]} -> {id: (fused score, sorted channel names)}."""
     scores: dict = {}
     found: dict = {}
     for channel, ids in rankings.items():
+        k = RRF_K if k is None else k
         w = weights.channels.get(channel, 1.0)
-        for rank, mid in enumerate(dict.fromkeys(ids), start=1):
+        for rank, mid in enumerate(dict.fromkeys(mid for mid, _ in ids), start=1):
             scores[mid] = scores.get(mid, 0.0) + w / (k + rank)
             found.setdefault(mid, []).append(channel)
     return {mid: (scores[mid], sorted(found[mid])) for mid in scores}
@@ -48,6 +52,14 @@ def final_score(fused: float, importance: int, created_at: datetime, as_of: date
     age_days = max(0.0, (as_of - created_at).total_seconds() / 86400)
     recency = weights.recency_floor + (1 - weights.recency_floor) * math.exp(-weights.decay_lambda * age_days)
     return fused * (0.8 + 0.1 * (importance - 1)) * recency * (0.5 + 0.5 * decay_score)
+
+
+def substance(doc_len: int, weights: Weights) -> float:
+    """Prior against near-empty memories ("Cool!", "Thanks!"): below `weights.substance_terms`
+    indexed words a memory keeps a proportional share of its score, never less than half."""
+    if weights.substance_terms <= 0:
+        return 1.0
+    return min(1.0, 0.5 + 0.5 * doc_len / weights.substance_terms)
 
 
 def confidence(similarity: float, channels: Iterable[str]) -> float:

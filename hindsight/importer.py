@@ -1,0 +1,86 @@
+"""Bulk import (a restore path): JSONL records written as given, embedded in batches.
+
+A line: {"content" | "text", "timestamp"?, "memory_type"?, "importance"?, "metadata"?,
+"tags"?, "id"?, "session_id"?}. `timestamp` becomes created_at; `id` (an external id) is
+kept as metadata.external_id. Every line is checked before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterable
+
+from . import validate as v
+from .db import Database, translated
+from .embed import Embedder
+from .errors import InvalidInput
+from .memories import _json
+from .text import content_hash, keyword_text
+
+KNOWN = {"content", "text", "timestamp", "memory_type", "importance", "metadata", "tags", "id", "session_id"}
+
+
+def parse_line(line: str, lineno: int) -> dict[str, Any] | None:
+    """One JSONL line -> a checked record, or None for a blank line."""
+    if not line.strip():
+        return None
+    try:
+        obj = json.loads(line)
+    except ValueError as exc:
+        raise InvalidInput(f"line {lineno}", f"is not valid JSON ({exc.msg})") from None
+    if not isinstance(obj, dict):
+        raise InvalidInput(f"line {lineno}", "must be a JSON object")
+    unknown = set(obj) - KNOWN
+    if unknown:
+        raise InvalidInput(f"line {lineno}", f"unknown keys {sorted(unknown)}; allowed: {sorted(KNOWN)}")
+    try:
+        content = v.content(obj.get("content", obj.get("text")))
+        metadata = dict(v.metadata(obj.get("metadata")) or {})
+        if obj.get("id") is not None:
+            if not isinstance(obj["id"], (str, int)):
+                raise InvalidInput("id", "must be a string or a number")
+            metadata["external_id"] = str(obj["id"])
+        return {
+            "content": content,
+            "created_at": v.timestamp("timestamp", obj.get("timestamp")),
+            "memory_type": v.memory_type(obj.get("memory_type", "episodic")),
+            "importance": v.importance(obj.get("importance", 3)),
+            "metadata": v.metadata(metadata),
+            "tags": v.tags(obj.get("tags")) or [],
+            "session_id": v.text("session_id", obj.get("session_id"), max_bytes=256, required=False),
+        }
+    except InvalidInput as exc:
+        raise InvalidInput(f"line {lineno}: {exc.field}", exc.problem) from None
+
+
+def read_records(lines: Iterable[str]) -> list[dict[str, Any]]:
+    records = []
+    for n, line in enumerate(lines, 1):
+        record = parse_line(line, n)
+        if record is not None:
+            records.append(record)
+    return records
+
+
+async def import_records(db: Database, embedder: Embedder, agent_id: str, records: list[dict[str, Any]],
+                         batch_size: int = 64, progress: Callable[[int], None] | None = None) -> int:
+    """Embed and insert `records` in batches (one transaction each). Returns how many."""
+    import anyio
+
+    from . import queries
+
+    agent_id = v.agent_id(agent_id)
+    sql = queries.get("insert_memory")
+    done = 0
+    for start in range(0, len(records), batch_size):
+        batch = records[start:start + batch_size]
+        vectors = await anyio.to_thread.run_sync(embedder.passages, [r["content"] for r in batch])
+        rows = [(agent_id, r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
+                 vec, keyword_text(r["content"]), _json(r["metadata"]), r["tags"], r["importance"],
+                 r["created_at"], None, False) for r, vec in zip(batch, vectors)]
+        async with translated("importing memories"), db.pool.acquire() as conn, conn.transaction():
+            await conn.executemany(sql, rows)
+        done += len(batch)
+        if progress:
+            progress(len(batch))
+    return done
