@@ -17,8 +17,7 @@ from .memories import _json, row_to_dict
 from .text import estimate_tokens, keyword_text
 
 CANDIDATES = 20            # per channel
-KEYWORD_DEPTH = 200        # BM25 top memories checked against the filters
-KEYWORD_DEPTH_FILTERED = 2000
+POSTINGS_PER_TERM = 2000   # BM25 reads at most this many postings of each query term
 DEFAULT_MIN_DECAY = 0.3
 DEFAULT_MAX_TOKENS = 1000
 _WORD = re.compile(r"[\w][\w.+#\-/]*[\w+#]|[\w]", re.UNICODE)
@@ -76,8 +75,6 @@ class Recall:
 
         filters = [agent_id, include_shared, as_of, memory_type, tags, _json(metadata), start, end,
                    float(min_decay_score)]
-        filtered = any(x is not None for x in (memory_type, tags, metadata, start, end))
-        depth = KEYWORD_DEPTH_FILTERED if filtered else KEYWORD_DEPTH
         text = keyword_text(query)
         names = query_names(query)
 
@@ -86,8 +83,8 @@ class Recall:
 
         # No embedding needed: start these first, they run while the query is embedded.
         early = {
-            "keyword": channel("channel_keyword", text, depth),
-            "tools": channel("channel_tools", list(dict.fromkeys((tools or []) + names))),
+            "keyword": channel("channel_keyword", text, POSTINGS_PER_TERM),
+            "tools": channel("channel_tools", list(dict.fromkeys(t.lower() for t in (tools or []) + names))),
             "entities": channel("channel_entities", names),
         }
         if include_shared:

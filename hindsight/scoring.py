@@ -20,8 +20,10 @@ from datetime import datetime
 from typing import Iterable
 
 RRF_K = 60
+# An exact match of a tool the agent used, an entity or a tag is strong evidence: those
+# channels outweigh a single vector or keyword vote.
 DEFAULT_WEIGHTS = {
-    "vector": 1.0, "keyword": 1.0, "time": 1.0, "tools": 1.0, "entities": 0.8,
+    "vector": 1.0, "keyword": 1.0, "time": 1.0, "tools": 2.5, "entities": 1.5,
     "recent": 0.5, "shared_keyword": 0.5,
 }
 

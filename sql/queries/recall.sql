@@ -28,8 +28,10 @@ ORDER BY embedding <=> $11
 LIMIT $10;
 
 -- name: channel_keyword
--- Okapi BM25 (k1 = 1.2, b = 0.75) over the agent's term statistics. $11 is the query
--- text prepared like stored text; $12 how many top-scoring memories to check filters on.
+-- Okapi BM25 (k1 = 1.2, b = 0.75) from the agent's term statistics. $11 is the query text
+-- prepared like stored text. Each query term contributes its $12 strongest postings
+-- (impact order: highest tf, then shortest memory); with fewer postings than that, as in
+-- most agents, the ranking is exact.
 WITH query_terms AS (
     SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', $11))
 ),
@@ -37,19 +39,27 @@ corpus AS (
     SELECT n_docs::float8 AS n, greatest(total_len::float8 / greatest(n_docs, 1), 1) AS avgdl
     FROM agent_stats WHERE agent_id = $1
 ),
+idf AS (
+    SELECT s.term, ln(1 + (c.n - s.df + 0.5) / (s.df + 0.5)) AS idf
+    FROM term_stats s JOIN query_terms q ON s.term = q.term, corpus c
+    WHERE s.agent_id = $1 AND s.df > 0
+),
 postings AS (
-    SELECT t.memory_id, t.tf, t.doc_len, count(*) OVER (PARTITION BY t.term) AS df
-    FROM memory_terms t JOIN query_terms q ON t.term = q.term
-    WHERE t.agent_id = $1
+    SELECT i.idf, p.memory_id, p.tf, p.doc_len
+    FROM idf i CROSS JOIN LATERAL (
+        SELECT t.memory_id, t.tf, t.doc_len FROM memory_terms t
+        WHERE t.agent_id = $1 AND t.term = i.term
+        ORDER BY t.tf DESC, t.doc_len
+        LIMIT $12
+    ) p
 ),
 scored AS (
     SELECT p.memory_id,
-           sum(ln(1 + (c.n - p.df + 0.5) / (p.df + 0.5))
-               * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.doc_len / c.avgdl))) AS score
+           sum(p.idf * p.tf * 2.2 / (p.tf + 1.2 * (0.25 + 0.75 * p.doc_len / c.avgdl))) AS score
     FROM postings p, corpus c
     GROUP BY p.memory_id
     ORDER BY score DESC
-    LIMIT $12
+    LIMIT 200
 )
 SELECT id, s.score
 FROM scored s JOIN memories ON agent_id = $1 AND id = s.memory_id
@@ -92,14 +102,23 @@ ORDER BY created_at DESC
 LIMIT $10;
 
 -- name: channel_tools
--- Memories whose metadata.tools_used names one of the tools ($11): failures first.
+-- The agent's memories that used one of the tools ($11, lower-cased): failures first, then
+-- the most recent, from the memory_tools index (the latest 50 of each tool).
 SELECT id
-FROM memories
-WHERE (agent_id = $1 OR ($2 AND shared)) AND (metadata -> 'tools_used') ?| $11
+FROM (
+    SELECT t.memory_id, bool_or(t.failed) AS failed, max(t.created_at) AS used_at
+    FROM unnest($11::text[]) AS q(tool)
+    CROSS JOIN LATERAL (
+        SELECT memory_id, failed, created_at FROM memory_tools
+        WHERE agent_id = $1 AND tool = q.tool
+        ORDER BY failed DESC, created_at DESC
+        LIMIT 50
+    ) t
+    GROUP BY t.memory_id
+) used JOIN memories ON agent_id = $1 AND id = used.memory_id
+WHERE $2::boolean IS NOT NULL  -- own memories only
   --@ recall_filters
-ORDER BY coalesce(metadata ->> 'outcome' IN ('failure', 'failed', 'error'), false)
-         OR metadata ? 'error' DESC,
-         created_at DESC
+ORDER BY used.failed DESC, used.used_at DESC
 LIMIT $10;
 
 -- name: channel_entities

@@ -1,0 +1,151 @@
+"""Recall latency at 10,000 and 100,000 memories in one agent (English and Chinese mix),
+with a baseline measured in the same run: one plain pgvector top-k query (embedding
+included). Also bulk-load and `hindsight import` throughput.
+
+    python benchmarks/recall_latency.py [--sizes 10000,100000] [--queries 200] [--threads 1]
+
+Embedding 100k passages would take over an hour on this machine, so the bulk load embeds
+2,000 distinct texts for real and gives each stored row the embedding of its base text
+plus small noise (renormalised); every row's text is unique (a numbered suffix), so the
+keyword statistics and indexes are those of 100k real rows. The queries are embedded for
+real, every time, as the server does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+import corpus  # noqa: E402
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
+
+
+async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
+    from hindsight import queries
+    from hindsight.memories import _json
+    from hindsight.text import content_hash, keyword_text
+
+    sql = queries.get("insert_memory")
+    rows = []
+    for i in range(start, start + n):
+        base = i % len(texts)
+        vec = base_vectors[base] + rng.normal(0, 0.015, base_vectors.shape[1]).astype(np.float32)
+        vec /= np.linalg.norm(vec)
+        content = f"{texts[base]} [{i}]"
+        rows.append((agent, None, "episodic", content, content_hash(content), vec, keyword_text(content),
+                     _json({"tools_used": [corpus.TOOLS[i % len(corpus.TOOLS)]]}), [], 1 + i % 5,
+                     None, None, False))
+    for s in range(0, len(rows), 1000):
+        async with db.pool.acquire() as conn, conn.transaction():
+            await conn.executemany(sql, rows[s:s + 1000])
+
+
+async def measure(db, recall, embedder, agent, queries):
+    from hindsight import queries as sqlq  # noqa: F401
+
+    base_ms, recall_ms = [], []
+    for q in queries[:10]:  # warm caches
+        await recall.retrieve(agent, q, top_k=5)
+    for q in queries:
+        t = time.perf_counter()
+        vec = await embedder.query(q)
+        await db.pool.fetch("SELECT id, content FROM memories WHERE agent_id = $1 "
+                            "ORDER BY embedding <=> $2 LIMIT 5", agent, vec)
+        base_ms.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        await recall.retrieve(agent, q, top_k=5)
+        recall_ms.append((time.perf_counter() - t) * 1000)
+    return base_ms, recall_ms
+
+
+async def run(args, url):
+    from hindsight.db import Database
+    from hindsight.embed import AsyncEmbedder, E5Small
+    from hindsight.recall import Recall
+
+    db = await Database.open(url, max_size=8)
+    embedder = AsyncEmbedder(E5Small(args.threads))
+    recall = Recall(db, embedder)
+    agent = "bench"
+    texts = corpus.memories(2000)
+    t = time.perf_counter()
+    base_vectors = np.vstack([embedder.embedder.passages(texts[i:i + 64]) for i in range(0, len(texts), 64)])
+    embed_rate = len(texts) / (time.perf_counter() - t)
+    rng = np.random.default_rng(1)
+    queries = corpus.queries(args.queries)
+    loaded, table = 0, []
+    for size in args.sizes:
+        t = time.perf_counter()
+        await bulk_load(db, agent, texts, base_vectors, loaded, size - loaded, rng)
+        load_rate = (size - loaded) / (time.perf_counter() - t)
+        loaded = size
+        await db.pool.execute("ANALYZE memories; ANALYZE memory_terms")
+        base_ms, recall_ms = await measure(db, recall, embedder, agent, queries)
+        table.append((size, load_rate, base_ms, recall_ms))
+        print(f"measured {size}", file=sys.stderr, flush=True)
+    await db.close()
+    return embed_rate, table
+
+
+def import_rate(home, n=1000):
+    """`hindsight import` end to end (embedding included) on n memories."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+        for i, text in enumerate(corpus.memories(n, seed=99)):
+            fh.write(json.dumps({"content": text, "timestamp": f"2024-01-01T00:{i % 60:02d}:00Z", "id": i},
+                                ensure_ascii=False) + "\n")
+    exe = Path(sys.executable).parent / "hindsight"
+    env = {**os.environ, "HINDSIGHT_HOME": home}
+    t = time.perf_counter()
+    subprocess.run([str(exe), "import", fh.name, "--agent", "import-bench"], check=True, env=env,
+                   stderr=subprocess.DEVNULL)
+    os.unlink(fh.name)
+    return n / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=None, help="embedder threads (default: as the server)")
+    args = ap.parse_args()
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+
+    from hindsight import bootstrap
+    from hindsight.config import Settings
+
+    with tempfile.TemporaryDirectory(prefix="hs-latency-") as home:
+        os.environ["HINDSIGHT_HOME"] = home
+        os.environ.pop("HINDSIGHT_DATABASE_URL", None)
+        url = bootstrap.prepare(Settings.from_env())
+        embed_rate, table = asyncio.run(run(args, url))
+        imp = import_rate(home)
+
+    print(f"\nrecall latency, one agent, {args.queries} queries (EN/ZH), embedder threads "
+          f"{os.environ.get('OMP_NUM_THREADS', '1')}")
+    print(f"{'memories':>9} | {'baseline p50':>12} {'p95':>6} | {'retrieve p50':>12} {'p95':>6} | "
+          f"{'ratio p50':>9} {'p95':>5} | {'bulk rows/s':>11}")
+    for size, load_rate, base, rec in table:
+        print(f"{size:>9} | {statistics.median(base):>12.1f} {pct(base, 95):>6.1f} | "
+              f"{statistics.median(rec):>12.1f} {pct(rec, 95):>6.1f} | "
+              f"{statistics.median(rec) / statistics.median(base):>9.2f} {pct(rec, 95) / pct(base, 95):>5.2f} | "
+              f"{load_rate:>11.0f}")
+    print(f"passage embedding: {embed_rate:.1f} texts/s; `hindsight import` end to end: {imp:.1f} memories/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""Recall: each channel finds what only it can find; filters, history and isolation hold."""
+
+import re
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from hindsight.errors import InvalidInput
+from hindsight.recall import AccessRecorder
+
+NOW = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)  # a Wednesday
+FILLER = [
+    "The CI pipeline runs on GitHub Actions with three parallel jobs",
+    "User prefers dark mode in every editor",
+    "Database backups run nightly at 02:00 and are kept for 30 days",
+    "The staging cluster has four nodes",
+    "Code review needs two approvals before merge",
+]
+
+
+async def _fill(memories, agent="a"):
+    for text in FILLER:
+        await memories.store(agent, text, created_at=NOW - timedelta(days=60))
+
+
+def _ids(result):
+    return [m["id"] for m in result["memories"]]
+
+
+async def test_chinese_memory_for_a_chinese_query(memories, recall):
+    await _fill(memories)
+    zh = await memories.store("a", "部署之前必须先运行数据库迁移脚本", memory_type="procedural",
+                              created_at=NOW - timedelta(days=60))
+    hit = (await recall.retrieve("a", "部署前要做什么？", top_k=3, as_of=NOW))["memories"][0]
+    assert hit["id"] == zh["id"]
+    assert "keyword" in hit["channels"] and "vector" in hit["channels"]
+
+
+async def test_exact_identifier_beats_shared_words(memories, recall):
+    await _fill(memories)
+    exact = await memories.store("a", "pip install failed with ERR_SSL_PROTOCOL_ERROR behind the proxy",
+                                 created_at=NOW - timedelta(days=60))
+    await memories.store("a", "The browser showed an SSL protocol error page once; a retry fixed it",
+                         created_at=NOW - timedelta(days=60))
+    await memories.store("a", "Protocol buffers error: the schema file was missing",
+                         created_at=NOW - timedelta(days=60))
+    result = await recall.retrieve("a", "ERR_SSL_PROTOCOL_ERROR", top_k=3, as_of=NOW)
+    assert result["memories"][0]["id"] == exact["id"]
+    assert "keyword" in result["memories"][0]["channels"]
+
+
+@pytest.mark.parametrize("query", ["what did we deploy last week?", "上周部署了什么？"])
+async def test_relative_time_finds_last_week(memories, recall, query):
+    await _fill(memories)
+    old = await memories.store("a", "Deployed version 2.3 of the billing service", created_at=NOW - timedelta(days=40))
+    recent = await memories.store("a", "Deployed version 2.4 of the billing service", created_at=NOW - timedelta(days=8))
+    result = await recall.retrieve("a", query, top_k=3, as_of=NOW)
+    assert result["memories"][0]["id"] == recent["id"]
+    assert "time" in result["memories"][0]["channels"]
+    assert result["time_window"]["start"].startswith("2024-06-03")
+    assert old["id"] in _ids(result)[1:] or old["id"] not in _ids(result)
+
+
+async def test_earlier_failure_with_a_named_tool_comes_first(memories, recall):
+    await _fill(memories)
+    ok = await memories.store("a", "Built the image and pushed it to the registry", created_at=NOW - timedelta(days=3),
+                              metadata={"tools_used": ["docker"], "outcome": "success"})
+    failed = await memories.store("a", "Build broke: no space left on device; pruned old layers",
+                                  created_at=NOW - timedelta(days=20),
+                                  metadata={"tools_used": ["docker"], "outcome": "failure",
+                                            "error": "no space left on device"})
+    result = await recall.retrieve("a", "about to build the image", tools=["docker"], top_k=3, as_of=NOW)
+    assert _ids(result)[:2] == [failed["id"], ok["id"]]
+    assert "tools" in result["memories"][0]["channels"]
+    # the query naming a tool the agent has used is enough to bring its memories
+    named = await recall.retrieve("a", "anything to know before running docker?", top_k=3, as_of=NOW)
+    assert set(_ids(named)[:2]) == {failed["id"], ok["id"]}
+    assert all("tools" in m["channels"] for m in named["memories"][:2])
+
+
+async def test_entities_and_tags_channel(memories, recall):
+    await _fill(memories)
+    person = await memories.store("a", "She wants weekly summaries on Fridays", created_at=NOW - timedelta(days=60),
+                                  metadata={"entities": ["Caroline"]})
+    tagged = await memories.store("a", "Rotate the keys every quarter", tags=["security"],
+                                  created_at=NOW - timedelta(days=60))
+    assert (await recall.retrieve("a", "What does Caroline want?", top_k=1, as_of=NOW))["memories"][0]["id"] == person["id"]
+    hit = (await recall.retrieve("a", "security routine", top_k=1, as_of=NOW))["memories"][0]
+    assert hit["id"] == tagged["id"] and "entities" in hit["channels"]
+
+
+async def test_recent_memories_of_the_same_task_type(memories, recall):
+    await _fill(memories)
+    m = await memories.store("a", "Step 3 of the migration is done", metadata={"task_type": "db-migration"},
+                             created_at=NOW - timedelta(days=1))
+    result = await recall.retrieve("a", "where was I?", task_type="db-migration", top_k=2, as_of=NOW)
+    assert result["memories"][0]["id"] == m["id"] and "recent" in result["memories"][0]["channels"]
+
+
+async def test_filters(memories, recall, db):
+    await _fill(memories)
+    proc = await memories.store("a", "Restart the worker when the queue stalls", memory_type="procedural",
+                                tags=["ops"], metadata={"task_type": "ops"}, created_at=NOW - timedelta(days=2))
+    sem = await memories.store("a", "The queue is RabbitMQ", memory_type="semantic", created_at=NOW - timedelta(days=90))
+    q = "queue stalls"
+    assert _ids(await recall.retrieve("a", q, memory_type="procedural", as_of=NOW)) == [proc["id"]]
+    assert _ids(await recall.retrieve("a", q, tags=["ops"], as_of=NOW)) == [proc["id"]]
+    assert _ids(await recall.retrieve("a", q, metadata={"task_type": "ops"}, as_of=NOW)) == [proc["id"]]
+    window = {"start": (NOW - timedelta(days=100)).isoformat(), "end": (NOW - timedelta(days=80)).isoformat()}
+    assert _ids(await recall.retrieve("a", q, time_range=window, as_of=NOW)) == [sem["id"]]
+    await db.pool.execute("UPDATE memories SET decay_score = 0.1 WHERE id = $1", uuid.UUID(sem["id"]))
+    assert sem["id"] not in _ids(await recall.retrieve("a", "RabbitMQ queue", top_k=10, as_of=NOW))
+    assert sem["id"] in _ids(await recall.retrieve("a", "RabbitMQ queue", top_k=10, as_of=NOW, min_decay_score=0))
+    for bad, field in (({"time_range": {"start": "x"}}, "time_range.start"), ({"format": "xml"}, "format"),
+                       ({"min_decay_score": 2}, "min_decay_score"), ({"top_k": 0}, "top_k"),
+                       ({"as_of": "soon"}, "as_of"), ({"tools": "docker"}, "tools")):
+        with pytest.raises(InvalidInput) as err:
+            await recall.retrieve("a", q, **bad)
+        assert err.value.field == field
+
+
+async def test_history_as_of_and_invalidation(memories, recall, db):
+    old = await memories.store("a", "The team uses Python 3.10", memory_type="semantic")
+    new = await memories.store("a", "The team uses Python 3.12", memory_type="semantic")
+    await memories.invalidate("a", old["id"], "upgraded", replaced_by=new["id"])
+    before = datetime.now(timezone.utc) - timedelta(seconds=1)
+    await db.pool.execute("UPDATE memories SET created_at = now() - interval '10 days' WHERE agent_id = 'a'")
+    await db.pool.execute("UPDATE memories SET created_at = now() - interval '1 day' WHERE id = $1", uuid.UUID(new["id"]))
+    assert _ids(await recall.retrieve("a", "Python version", top_k=5)) == [new["id"]]
+    then = await recall.retrieve("a", "Python version", top_k=5, as_of=(before - timedelta(days=2)).isoformat())
+    assert _ids(then) == [old["id"]]  # what we held then: the old fact, before the new one existed
+
+
+async def test_keyword_statistics_follow_every_write(memories, db):
+    a = await memories.store("a", "alpha beta gamma")
+    await memories.store("a", "beta delta")
+    await memories.store("b", "gamma epsilon zeta")
+    await memories.update("a", a["id"], content="alpha alpha omega")
+    await memories.delete("a", a["id"])
+    await memories.store("a", "紫色 的 猫")
+    stats = {r["agent_id"]: (r["n_docs"], r["total_len"]) for r in await db.pool.fetch("SELECT * FROM agent_stats")}
+    truth = {r["agent_id"]: (r["n"], r["len"]) for r in await db.pool.fetch(
+        "SELECT agent_id, count(*) AS n, sum(doc_len) AS len FROM memories GROUP BY agent_id")}
+    assert stats == truth
+    postings = await db.pool.fetchval("SELECT count(*) FROM memory_terms")
+    expected = await db.pool.fetchval("SELECT count(*) FROM memories, unnest(search_vector)")
+    assert postings == expected
+    assert await db.pool.fetchval("SELECT count(*) FROM memory_terms WHERE term = 'omega'") == 0
+
+
+async def test_keyword_channel_is_per_agent(memories, recall):
+    await memories.store("b", "kubernetes ingress returns 502 after deploy")
+    mine = await memories.store("a", "Lunch is at noon")
+    result = await recall.retrieve("a", "kubernetes ingress 502", top_k=5)
+    assert _ids(result) == [mine["id"]]  # only the vector channel's nearest of a's own
+    assert "keyword" not in result["memories"][0]["channels"]
+
+
+async def test_prompt_format_and_confidence(memories, recall):
+    for i in range(6):
+        await memories.store("a", f"Deploy note {i}: " + "the release train leaves on Tuesdays " * 12,
+                             memory_type="procedural", created_at=NOW - timedelta(days=i))
+    result = await recall.retrieve("a", "when does the release train leave?", top_k=6, format="prompt",
+                                   max_tokens=120, as_of=NOW)
+    lines = result["prompt"].splitlines()
+    assert lines[1].startswith("1. [procedural | confidence ")
+    assert re.search(r"\| 2024-06-(0[7-9]|1[0-2])\] Deploy note", lines[1]) and lines[1].endswith("…")
+    assert len(lines[1].split("] ", 1)[1]) <= 200
+    assert "current information" in lines[-1]
+    assert result["token_estimate"] <= 120 and len(lines) < 8
+    assert all(0 <= m["confidence"] <= 1 for m in result["memories"])
+
+
+async def test_access_is_recorded_off_the_latency_path(memories, db, embedder):
+    from hindsight.embed import AsyncEmbedder
+    from hindsight.recall import Recall
+
+    m = await memories.store("a", "The VPN needs a token refresh every morning")
+    recorder = AccessRecorder(db)
+    recall = Recall(db, AsyncEmbedder(embedder), on_access=recorder.record)
+    await recall.retrieve("a", "VPN token")
+    await recall.retrieve("a", "VPN refresh")
+    row = await db.pool.fetchrow("SELECT access_count, last_accessed FROM memories WHERE id = $1", uuid.UUID(m["id"]))
+    assert row["access_count"] == 0  # not written by recall itself
+    await recorder.flush()
+    row = await db.pool.fetchrow("SELECT access_count, last_accessed FROM memories WHERE id = $1", uuid.UUID(m["id"]))
+    assert row["access_count"] == 2 and row["last_accessed"] is not None
+
+
+async def test_tool_index_follows_every_write(memories, db):
+    m = await memories.store("a", "Set up the build", metadata={"tools_used": ["Docker", "pip"], "outcome": "success"})
+    rows = lambda: db.pool.fetch("SELECT tool, failed FROM memory_tools ORDER BY tool")  # noqa: E731
+    assert [tuple(r) for r in await rows()] == [("docker", False), ("pip", False)]
+    await memories.update("a", m["id"], metadata={"tools_used": ["pip"], "error": "resolution failed"})
+    assert [tuple(r) for r in await rows()] == [("pip", True)]
+    await memories.store("a", "odd metadata", metadata={"tools_used": "not-a-list"})
+    await memories.delete("a", m["id"])
+    assert await rows() == []
