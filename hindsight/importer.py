@@ -15,7 +15,7 @@ from .db import Database, translated
 from .embed import Embedder
 from .errors import InvalidInput
 from .memories import _json
-from .text import content_hash, keyword_text
+from .text import content_hash, indexed_text
 
 KNOWN = {"content", "text", "timestamp", "memory_type", "importance", "metadata", "tags", "id", "session_id"}
 
@@ -76,7 +76,7 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
         batch = records[start:start + batch_size]
         vectors = await anyio.to_thread.run_sync(embedder.passages, [r["content"] for r in batch])
         rows = [(agent_id, r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
-                 vec, keyword_text(r["content"]), _json(r["metadata"]), r["tags"], r["importance"],
+                 vec, indexed_text(r["content"], r["metadata"]), _json(r["metadata"]), r["tags"], r["importance"],
                  r["created_at"], None, False) for r, vec in zip(batch, vectors)]
         async with translated("importing memories"), db.pool.acquire() as conn, conn.transaction():
             await conn.executemany(sql, rows)

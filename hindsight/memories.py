@@ -11,7 +11,7 @@ from . import validate as v
 from .db import Database
 from .embed import AsyncEmbedder
 from .errors import InvalidInput, NotFound
-from .text import content_hash, keyword_text
+from .text import content_hash, indexed_text
 
 MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
 
@@ -64,7 +64,7 @@ class Memories:
         vector = await self.embedder.passage(content)
         row = await self.db.fetchrow(
             "insert_memory", agent_id, session_id, memory_type, content, content_hash(content),
-            vector, keyword_text(content), _json(metadata), tags, importance, created, expires, shared,
+            vector, indexed_text(content, metadata), _json(metadata), tags, importance, created, expires, shared,
         )
         return row_to_dict(row)
 
@@ -88,12 +88,15 @@ class Memories:
         tags = v.tags(tags)
         if all(x is None for x in (new_content, importance, metadata, tags)):
             raise InvalidInput("update_memory", "give at least one of content, importance, metadata, tags")
-        await self._own(agent_id, mid)
+        state = await self._own(agent_id, mid)
         vector = await self.embedder.passage(new_content) if new_content is not None else None
+        reindex = new_content is not None or metadata is not None
+        old_metadata = state["metadata"] if isinstance(state["metadata"], dict) else json.loads(state["metadata"])
         row = await self.db.fetchrow(
             "update_memory", agent_id, mid, new_content,
             content_hash(new_content) if new_content is not None else None, vector,
-            keyword_text(new_content) if new_content is not None else None,
+            indexed_text(new_content if new_content is not None else state["content"],
+                         metadata if metadata is not None else old_metadata) if reindex else None,
             importance, _json(metadata), tags,
         )
         if row is None:  # deleted between the check and the update

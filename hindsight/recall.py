@@ -81,11 +81,10 @@ class Recall:
         def channel(name: str, *extra: Any) -> Awaitable[list]:
             return self.db.fetch(name, *filters, CANDIDATES, *extra)
 
-        # No embedding needed: start these first, they run while the query is embedded.
+        # No embedding needed: these start first and run while the query is embedded.
         early = {
             "keyword": channel("channel_keyword", text, POSTINGS_PER_TERM),
             "tools": channel("channel_tools", list(dict.fromkeys(t.lower() for t in (tools or []) + names))),
-            "entities": channel("channel_entities", names),
         }
         if include_shared:
             early["shared_keyword"] = channel("channel_shared_keyword", text)
@@ -98,7 +97,7 @@ class Recall:
             for task in early_tasks.values():
                 task.cancel()
             raise
-        late = {"vector": channel("channel_vector", vector)}
+        late = {"vector": channel("channel_vector", vector), "entities": channel("channel_entities", names, vector)}
         window = timeparse.resolve(query, as_of)
         if window:
             late["time"] = channel("channel_time_window", vector, window[0], window[1])

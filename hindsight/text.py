@@ -33,6 +33,37 @@ def keyword_text(text: str) -> str:
     return f"{spaced} {' '.join(compact)}" if compact else spaced
 
 
+_UNSEARCHED_KEYS = {"external_id"}
+
+
+def metadata_text(metadata: dict | None) -> str:
+    """The words in a memory's metadata (its entities, error message, task type, a photo's
+    caption, ...), so keyword search finds a memory by them too. Keys are not included."""
+    if not metadata:
+        return ""
+    out: list[str] = []
+
+    def walk(value) -> None:
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in _UNSEARCHED_KEYS:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(metadata)
+    return " ".join(out)
+
+
+def indexed_text(content: str, metadata: dict | None) -> str:
+    """What the keyword index holds for a memory: its content and its metadata's words."""
+    extra = metadata_text(metadata)
+    return keyword_text(f"{content}\n{extra}" if extra else content)
+
+
 def content_hash(text: str) -> bytes:
     """sha256 of the content after Unicode NFC and whitespace folding."""
     folded = " ".join(unicodedata.normalize("NFC", text).split())

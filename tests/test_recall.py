@@ -197,3 +197,15 @@ async def test_tool_index_follows_every_write(memories, db):
     await memories.store("a", "odd metadata", metadata={"tools_used": "not-a-list"})
     await memories.delete("a", m["id"])
     assert await rows() == []
+
+
+async def test_metadata_words_are_searchable(memories, recall, db):
+    await _fill(memories)
+    m = await memories.store("a", "Fixed the import by pinning the package", created_at=NOW - timedelta(days=60),
+                             metadata={"error": "ModuleNotFoundError: No module named 'yaml'", "external_id": "zzq9"})
+    hit = (await recall.retrieve("a", "No module named yaml", top_k=1, as_of=NOW))["memories"][0]
+    assert hit["id"] == m["id"] and "keyword" in hit["channels"]
+    assert await db.pool.fetchval("SELECT count(*) FROM memory_terms WHERE term = 'zzq9'") == 0  # ids are not words
+    await memories.update("a", m["id"], metadata={"error": "PermissionError on /var/log"})
+    hit = (await recall.retrieve("a", "PermissionError /var/log", top_k=1, as_of=NOW))["memories"][0]
+    assert hit["id"] == m["id"] and "keyword" in hit["channels"]

@@ -20,8 +20,8 @@ FROM memories
 WHERE id = $2 AND (agent_id = $1 OR shared);
 
 -- name: own_memory_state
--- Whether the agent owns this memory, and if it is already invalidated.
-SELECT invalidated_at, invalidation_reason FROM memories WHERE agent_id = $1 AND id = $2;
+-- Whether the agent owns this memory, its text, and if it is already invalidated.
+SELECT content, metadata, invalidated_at, invalidation_reason FROM memories WHERE agent_id = $1 AND id = $2;
 
 -- name: update_memory
 -- Change what was given (NULL keeps the old value) and return the memory.

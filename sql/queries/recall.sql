@@ -122,13 +122,19 @@ ORDER BY used.failed DESC, used.used_at DESC
 LIMIT $10;
 
 -- name: channel_entities
--- Memories whose metadata.entities or tags hold a name the query mentions ($11).
-SELECT id
-FROM memories
-WHERE (agent_id = $1 OR ($2 AND shared))
-  AND ((metadata -> 'entities') ?| $11 OR tags && $11)
-  --@ recall_filters
-ORDER BY created_at DESC
+-- Memories whose metadata.entities or tags hold a name the query mentions ($11), the ones
+-- most similar to the query embedding ($12) first (among the latest 2,000 such memories).
+SELECT id, 1 - (embedding <=> $12) AS similarity
+FROM (
+    SELECT id, embedding
+    FROM memories
+    WHERE (agent_id = $1 OR ($2 AND shared))
+      AND ((metadata -> 'entities') ?| $11 OR tags && $11)
+      --@ recall_filters
+    ORDER BY created_at DESC
+    LIMIT 2000
+) named
+ORDER BY embedding <=> $12
 LIMIT $10;
 
 -- name: recall_rows
