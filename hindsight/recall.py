@@ -7,7 +7,7 @@ import asyncio
 import logging
 import re
 from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from . import scoring, timeparse, validate as v
 from .db import Database
@@ -23,6 +23,14 @@ DEFAULT_MAX_TOKENS = 1000
 _WORD = re.compile(r"[\w][\w.+#\-/]*[\w+#]|[\w]", re.UNICODE)
 
 AccessHook = Callable[[str, list, datetime], None]
+RERANK_DEPTH = 3  # a reranker sees top_k × this many fused candidates
+
+
+class Reranker(Protocol):
+    """The seam for a second-stage reranker (e.g. a cross-encoder, when one can ship
+    offline): it reorders the fused candidates, best first; recall keeps the first top_k."""
+
+    async def rerank(self, query: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
 
 
 def query_names(query: str) -> list[str]:
@@ -39,11 +47,12 @@ def query_names(query: str) -> list[str]:
 
 class Recall:
     def __init__(self, db: Database, embedder: AsyncEmbedder, weights: scoring.Weights | None = None,
-                 on_access: AccessHook | None = None):
+                 on_access: AccessHook | None = None, reranker: Reranker | None = None):
         self.db = db
         self.embedder = embedder
         self.weights = weights or scoring.Weights()
         self.on_access = on_access
+        self.reranker = reranker
 
     async def retrieve(
         self, agent_id: str, query: Any, *, top_k: Any = 5, memory_type: Any = None,
@@ -121,6 +130,8 @@ class Recall:
             hit["similarity"] = round(float(row["similarity"]), 4)
             hits.append(hit)
         hits.sort(key=lambda h: (-h["score"], h["created_at"]))
+        if self.reranker is not None:
+            hits = await self.reranker.rerank(query, hits[:top_k * RERANK_DEPTH])
         hits = hits[:top_k]
 
         if self.on_access and hits:

@@ -209,3 +209,22 @@ async def test_metadata_words_are_searchable(memories, recall, db):
     await memories.update("a", m["id"], metadata={"error": "PermissionError on /var/log"})
     hit = (await recall.retrieve("a", "PermissionError /var/log", top_k=1, as_of=NOW))["memories"][0]
     assert hit["id"] == m["id"] and "keyword" in hit["channels"]
+
+
+async def test_reranker_seam_reorders_candidates(memories, db, embedder):
+    from hindsight.embed import AsyncEmbedder
+    from hindsight.recall import Recall
+
+    for text in ("alpha notes on caching", "beta notes on caching", "gamma notes on caching"):
+        await memories.store("a", text)
+
+    class Reverse:
+        seen = 0
+
+        async def rerank(self, query, hits):
+            Reverse.seen = len(hits)
+            return list(reversed(hits))
+
+    plain = await Recall(db, AsyncEmbedder(embedder)).retrieve("a", "notes on caching", top_k=3)
+    reranked = await Recall(db, AsyncEmbedder(embedder), reranker=Reverse()).retrieve("a", "notes on caching", top_k=3)
+    assert _ids(reranked) == _ids(plain)[::-1] and Reverse.seen == 3
