@@ -22,6 +22,7 @@ SERVER_SETTINGS = {
     "plan_cache_mode": "force_custom_plan",
     "jit": "off",
 }
+SCHEMA_LOCK = 7_400_113_001  # advisory lock key: one process at a time changes the schema
 MIN_SERVER_VERSION = 150000
 MIN_PGVECTOR = (0, 5)
 
@@ -70,7 +71,10 @@ async def ensure_pgvector(url: str) -> str:
             installed = await conn.fetchval(queries.get("pgvector_version"))
         if installed is None:
             try:
-                await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                # CREATE EXTENSION IF NOT EXISTS still fails when two processes race to it
+                async with conn.transaction():
+                    await conn.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
+                    await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             except asyncpg.PostgresError as exc:
                 raise DatabaseError(
                     f"pgvector is not installed in {redact(url)} and could not be created "

@@ -12,10 +12,8 @@ import asyncpg
 import hindsight
 
 from . import queries
-from .db import SERVER_SETTINGS
+from .db import SCHEMA_LOCK, SERVER_SETTINGS
 from .errors import DatabaseError
-
-MIGRATION_LOCK = 7_400_113_001  # pg_advisory_xact_lock key for migrations
 
 
 def alembic_dir() -> Path:
@@ -80,7 +78,7 @@ def run_env(context) -> None:
     def do_run(connection) -> None:
         context.configure(connection=connection, transaction_per_migration=False)
         with context.begin_transaction():
-            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK})")
             context.run_migrations()
 
     async def main() -> None:

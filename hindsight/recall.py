@@ -112,7 +112,12 @@ class Recall:
             late["time"] = channel("channel_time_window", vector, window[0], window[1])
         late_tasks = {name: asyncio.ensure_future(aw) for name, aw in late.items()}
         tasks = early_tasks | late_tasks
-        await asyncio.gather(*tasks.values())
+        try:
+            await asyncio.gather(*tasks.values())
+        except BaseException:
+            for task in tasks.values():
+                task.cancel()
+            raise
         rankings = {name: [(r[0], r[1] if len(r) > 1 else None) for r in task.result()]
                     for name, task in tasks.items()}
 
@@ -123,8 +128,7 @@ class Recall:
             score, channels = fused[row["id"]]
             hit = row_to_dict(row)
             hit["score"] = round(scoring.final_score(score, row["importance"], row["created_at"], as_of,
-                                                     row["decay_score"], self.weights)
-                                 * scoring.substance(hit.pop("doc_len"), self.weights), 6)
+                                                     row["decay_score"], hit.pop("doc_len"), self.weights), 6)
             hit["confidence"] = scoring.confidence(row["similarity"], channels)
             hit["channels"] = channels
             hit["similarity"] = round(float(row["similarity"]), 4)
@@ -135,7 +139,8 @@ class Recall:
         hits = hits[:top_k]
 
         if self.on_access and hits:
-            self.on_access(agent_id, [h["id"] for h in hits if h["agent_id"] == agent_id], as_of)
+            self.on_access(agent_id, [h["id"] for h in hits if h["agent_id"] == agent_id],
+                           datetime.now(timezone.utc))
         result: dict[str, Any] = {
             "memories": hits,
             "token_estimate": sum(estimate_tokens(h["content"]) for h in hits),

@@ -50,10 +50,11 @@ def fuse(rankings: dict[str, list], weights: Weights, k: int | None = None) -> d
 
 
 def final_score(fused: float, importance: int, created_at: datetime, as_of: datetime,
-                decay_score: float, weights: Weights) -> float:
+                decay_score: float, doc_len: int, weights: Weights) -> float:
     age_days = max(0.0, (as_of - created_at).total_seconds() / 86400)
     recency = weights.recency_floor + (1 - weights.recency_floor) * math.exp(-weights.decay_lambda * age_days)
-    return fused * (0.8 + 0.1 * (importance - 1)) * recency * (0.5 + 0.5 * decay_score)
+    return (fused * (0.8 + 0.1 * (importance - 1)) * recency * (0.5 + 0.5 * decay_score)
+            * substance(doc_len, weights))
 
 
 def substance(doc_len: int, weights: Weights) -> float:

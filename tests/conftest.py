@@ -58,30 +58,29 @@ async def template_url(pg_url, embedder) -> str:
     return url
 
 
-@pytest.fixture
-async def db_url(pg_url, template_url) -> str:
-    """A fresh, migrated database for one test (a cheap copy of the template)."""
-    name = f"t_{uuid.uuid4().hex[:12]}"
+async def _scratch_database(pg_url: str, prefix: str, template: str | None):
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
     admin = await asyncpg.connect(pg_url)
     try:
-        await admin.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+        await admin.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
         yield with_database(pg_url, name)
         await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     finally:
         await admin.close()
+
+
+@pytest.fixture
+async def db_url(pg_url, template_url) -> str:
+    """A fresh, migrated database for one test (a cheap copy of the template)."""
+    async for url in _scratch_database(pg_url, "t", TEMPLATE):
+        yield url
 
 
 @pytest.fixture
 async def empty_db_url(pg_url) -> str:
     """A database with nothing in it, not even the schema."""
-    name = f"e_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(pg_url)
-    try:
-        await admin.execute(f"CREATE DATABASE {name}")
-        yield with_database(pg_url, name)
-        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    finally:
-        await admin.close()
+    async for url in _scratch_database(pg_url, "e", None):
+        yield url
 
 
 @pytest.fixture

@@ -157,12 +157,13 @@ def test_rrf_fusion_rewards_agreement():
 
 def test_final_score_is_bounded_by_relevance():
     w = scoring.Weights()
-    fresh = scoring.final_score(1.0, 3, WED, WED, 1.0, w)
-    ancient = scoring.final_score(1.0, 3, datetime(2000, 1, 1, tzinfo=timezone.utc), WED, 1.0, w)
+    fresh = scoring.final_score(1.0, 3, WED, WED, 1.0, 20, w)
+    ancient = scoring.final_score(1.0, 3, datetime(2000, 1, 1, tzinfo=timezone.utc), WED, 1.0, 20, w)
     assert fresh == pytest.approx(1.0)
     assert ancient == pytest.approx(w.recency_floor, rel=1e-3)  # recency never swamps relevance
-    assert scoring.final_score(1.0, 5, WED, WED, 1.0, w) == pytest.approx(1.2)
-    assert scoring.final_score(1.0, 1, WED, WED, 1.0, w) == pytest.approx(0.8)
+    assert scoring.final_score(1.0, 5, WED, WED, 1.0, 20, w) == pytest.approx(1.2)
+    assert scoring.final_score(1.0, 1, WED, WED, 1.0, 20, w) == pytest.approx(0.8)
+    assert scoring.final_score(1.0, 3, WED, WED, 1.0, 0, w) == pytest.approx(0.5)  # "Thanks!"
     assert scoring.substance(0, w) == 0.5 and scoring.substance(100, w) == 1.0
 
 
