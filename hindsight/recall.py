@@ -14,7 +14,7 @@ from .db import Database
 from .embed import AsyncEmbedder
 from .errors import InvalidInput
 from .memories import _json, row_to_dict
-from .text import estimate_tokens, keyword_text
+from .text import content_words, estimate_tokens, keyword_text
 
 CANDIDATES = 20            # per channel
 POSTINGS_PER_TERM = 2000   # BM25 reads at most this many postings of each query term
@@ -128,7 +128,7 @@ class Recall:
             score, channels = fused[row["id"]]
             hit = row_to_dict(row)
             hit["score"] = round(scoring.final_score(score, row["importance"], row["created_at"], as_of,
-                                                     row["decay_score"], hit.pop("doc_len"), self.weights), 6)
+                                                     row["decay_score"], content_words(row["content"]), self.weights), 6)
             hit["confidence"] = scoring.confidence(row["similarity"], channels)
             hit["channels"] = channels
             hit["similarity"] = round(float(row["similarity"]), 4)

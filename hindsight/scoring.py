@@ -50,19 +50,20 @@ def fuse(rankings: dict[str, list], weights: Weights, k: int | None = None) -> d
 
 
 def final_score(fused: float, importance: int, created_at: datetime, as_of: datetime,
-                decay_score: float, doc_len: int, weights: Weights) -> float:
+                decay_score: float, words: int, weights: Weights) -> float:
     age_days = max(0.0, (as_of - created_at).total_seconds() / 86400)
     recency = weights.recency_floor + (1 - weights.recency_floor) * math.exp(-weights.decay_lambda * age_days)
     return (fused * (0.8 + 0.1 * (importance - 1)) * recency * (0.5 + 0.5 * decay_score)
-            * substance(doc_len, weights))
+            * substance(words, weights))
 
 
-def substance(doc_len: int, weights: Weights) -> float:
+def substance(words: int, weights: Weights) -> float:
     """Prior against near-empty memories ("Cool!", "Thanks!"): below `weights.substance_terms`
-    indexed words a memory keeps a proportional share of its score, never less than half."""
+    content words (hindsight.text.content_words) a memory keeps a proportional share of its
+    score, never less than half."""
     if weights.substance_terms <= 0:
         return 1.0
-    return min(1.0, 0.5 + 0.5 * doc_len / weights.substance_terms)
+    return min(1.0, 0.5 + 0.5 * words / weights.substance_terms)
 
 
 def confidence(similarity: float, channels: Iterable[str]) -> float:

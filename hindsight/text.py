@@ -64,6 +64,22 @@ def indexed_text(content: str, metadata: dict | None) -> str:
     return keyword_text(f"{content}\n{extra}" if extra else content)
 
 
+_STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been
+being am do does did have has had i me my we our you your he him his she her it its they them their
+this that these those what which who whom how when where why so too very just not no yes oh ok okay
+can could would should will shall may might must s t don doesn didn isn wasn aren there here than
+then also really much many some any all""".split())
+_LATIN_WORD = re.compile(r"[^\W\d_]{2,}|\d+", re.UNICODE)
+
+
+def content_words(text: str) -> int:
+    """How many words carry content: Latin words that are not function words, plus one for
+    every two CJK characters. Near-empty memories ("Cool!", "谢谢") score low."""
+    cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
+    latin = _CJK_RUN.sub(" ", text)
+    return sum(1 for w in _LATIN_WORD.findall(latin) if w.lower() not in _STOP) + cjk // 2
+
+
 def content_hash(text: str) -> bytes:
     """sha256 of the content after Unicode NFC and whitespace folding."""
     folded = " ".join(unicodedata.normalize("NFC", text).split())

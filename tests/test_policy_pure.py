@@ -171,3 +171,12 @@ def test_confidence_is_calibrated_to_the_embedder():
     assert scoring.confidence(0.75, ["vector"]) == 0
     assert scoring.confidence(0.95, ["vector"]) == 1
     assert 0 < scoring.confidence(0.84, ["vector"]) < scoring.confidence(0.84, ["vector", "keyword"]) <= 1
+
+
+def test_content_words_ignore_function_words_and_count_cjk():
+    from hindsight.text import content_words
+
+    assert content_words("Cool! What did it look like?") == 3  # cool, look, like
+    assert content_words("Thanks so much!") == 1
+    assert content_words("部署前必须先运行数据库迁移") == 6
+    assert content_words("pip failed with ERR_SSL_PROTOCOL_ERROR on 3 hosts") >= 5
