@@ -11,7 +11,6 @@ environment (benchmarks/locomo.py sets a throwaway home).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile

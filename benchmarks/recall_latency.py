@@ -56,8 +56,6 @@ async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
 
 
 async def measure(db, recall, embedder, agent, queries):
-    from hindsight import queries as sqlq  # noqa: F401
-
     base_ms, recall_ms = [], []
     for q in queries[:10]:  # warm caches
         await recall.retrieve(agent, q, top_k=5)

@@ -9,7 +9,7 @@ import json
 import logging
 import shutil
 import sys
-from typing import Any, Callable
+from typing import Any
 
 from . import bootstrap, migrate
 from .config import Settings
