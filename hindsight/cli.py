@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import shutil
@@ -23,20 +24,15 @@ from .recall import Recall
 BULK_THREADS = 2  # import and batch recall embed with both cores unless told otherwise
 
 
-def _services(settings: Settings, url: str, threads: int | None = None):
-    """Open the pool and the embedder for one command; a context manager of (Memories, Recall)."""
-    import contextlib
-
-    @contextlib.asynccontextmanager
-    async def opened():
-        embedder = AsyncEmbedder(create_embedder(settings, threads))
-        db = await Database.open(url, max_size=8)
-        try:
-            yield Memories(db, embedder), Recall(db, embedder)
-        finally:
-            await db.close()
-
-    return opened()
+@contextlib.asynccontextmanager
+async def _opened(settings: Settings, url: str, threads: int | None = None):
+    """The pool and the embedder for one command: (Database, Embedder)."""
+    embedder = create_embedder(settings, threads)
+    db = await Database.open(url, max_size=8)
+    try:
+        yield db, embedder
+    finally:
+        await db.close()
 
 
 def cmd_migrate(args, settings: Settings) -> int:
@@ -50,8 +46,8 @@ def cmd_store(args, settings: Settings) -> int:
     metadata = json.loads(args.metadata) if args.metadata else None
 
     async def run() -> dict[str, Any]:
-        async with _services(settings, url) as (memories, _):
-            return await memories.store(args.agent or settings.agent_id, args.content,
+        async with _opened(settings, url) as (db, embedder):
+            return await Memories(db, AsyncEmbedder(embedder)).store(args.agent or settings.agent_id, args.content,
                                         memory_type=args.type, importance=args.importance,
                                         metadata=metadata, tags=args.tag or None,
                                         session_id=args.session)
@@ -82,15 +78,11 @@ def cmd_import(args, settings: Settings) -> int:
     threads = settings.embed_threads or BULK_THREADS
 
     async def run() -> int:
-        db = await Database.open(url, max_size=2)
-        try:
-            embedder = create_embedder(settings, threads)
+        async with _opened(settings, url, threads) as (db, embedder):
             bar, task = _progress(len(records), "importing")
             with bar:
                 return await import_records(db, embedder, agent, records, batch_size=args.batch_size,
                                             progress=lambda n: bar.advance(task, n))
-        finally:
-            await db.close()
 
     started = time.perf_counter()
     count = asyncio.run(run())
@@ -124,7 +116,8 @@ def cmd_recall_batch(args, settings: Settings, url: str) -> int:
     agent = args.agent or settings.agent_id
 
     async def run() -> None:
-        async with _services(settings, url, settings.embed_threads or BULK_THREADS) as (_, recall):
+        async with _opened(settings, url, settings.embed_threads or BULK_THREADS) as (db, embedder):
+            recall = Recall(db, AsyncEmbedder(embedder))
             for item in batch:
                 found = await recall.retrieve(agent, item["query"], top_k=item["k"], as_of=item["as_of"])
                 results = [{key: m[key] for key in ("id", "content", "score", "created_at", "metadata")}
@@ -145,8 +138,8 @@ def cmd_recall(args, settings: Settings) -> int:
         return cmd_recall_batch(args, settings, url)
 
     async def run() -> dict[str, Any]:
-        async with _services(settings, url) as (_, recall):
-            return await recall.retrieve(args.agent or settings.agent_id, args.query, top_k=args.top_k)
+        async with _opened(settings, url) as (db, embedder):
+            return await Recall(db, AsyncEmbedder(embedder)).retrieve(args.agent or settings.agent_id, args.query, top_k=args.top_k)
 
     result = asyncio.run(run())
     if args.json:

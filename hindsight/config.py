@@ -9,6 +9,7 @@ from pathlib import Path
 from .errors import ConfigError
 
 EMBEDDERS = ("e5-small", "openai")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def default_home() -> Path:
@@ -44,6 +45,9 @@ class Settings:
             raise ConfigError(
                 f"HINDSIGHT_EMBEDDER={embedder!r} is not known; allowed: {', '.join(EMBEDDERS)}"
             )
+        log_level = (env.get("HINDSIGHT_LOG_LEVEL") or "INFO").strip().upper()
+        if log_level not in LOG_LEVELS:
+            raise ConfigError(f"HINDSIGHT_LOG_LEVEL={log_level!r} is not known; allowed: {', '.join(LOG_LEVELS)}")
         threads = env.get("HINDSIGHT_EMBED_THREADS") or None
         if threads is not None and (not threads.isdigit() or not 1 <= int(threads) <= 64):
             raise ConfigError(f"HINDSIGHT_EMBED_THREADS={threads!r} must be a whole number from 1 to 64")
@@ -56,6 +60,6 @@ class Settings:
             embed_url=env.get("HINDSIGHT_EMBED_URL") or None,
             embed_model=env.get("HINDSIGHT_EMBED_MODEL") or None,
             embed_api_key=env.get("HINDSIGHT_EMBED_API_KEY") or None,
-            log_level=(env.get("HINDSIGHT_LOG_LEVEL") or "INFO").upper(),
+            log_level=log_level,
             embed_threads=int(threads) if threads else None,
         )

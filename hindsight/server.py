@@ -80,9 +80,7 @@ def build(settings: Settings, url: str) -> MCPServer:
                 await access.flush()
             await db.close()
 
-    mcp = MCPServer("hindsight", instructions=INSTRUCTIONS, lifespan=lifespan,
-                    log_level=settings.log_level if settings.log_level in
-                    ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL") else "INFO")
+    mcp = MCPServer("hindsight", instructions=INSTRUCTIONS, lifespan=lifespan, log_level=settings.log_level)
 
     @mcp.tool()
     async def store_memory(
@@ -233,8 +231,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, _stop_on_signal)
     try:
         settings = Settings.from_env()
-        logging.getLogger().setLevel(settings.log_level if settings.log_level in
-                                     ("DEBUG", "INFO", "WARNING", "ERROR") else "INFO")
+        logging.getLogger().setLevel(settings.log_level)
         with contextlib.redirect_stdout(sys.stderr):  # nothing but MCP on stdout
             url = bootstrap.prepare(settings)
         server = build(settings, url)

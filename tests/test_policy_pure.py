@@ -180,3 +180,18 @@ def test_content_words_ignore_function_words_and_count_cjk():
     assert content_words("Thanks so much!") == 1
     assert content_words("部署前必须先运行数据库迁移") == 6
     assert content_words("pip failed with ERR_SSL_PROTOCOL_ERROR on 3 hosts") >= 5
+
+
+def test_settings_refuse_unknown_values():
+    from hindsight.config import Settings
+    from hindsight.errors import ConfigError
+
+    assert Settings.from_env({}).agent_id == "default"
+    assert Settings.from_env({"HINDSIGHT_DATABASE_URL": "", "DATABASE_URL": "postgresql://x/y"}).database_url \
+        == "postgresql://x/y"
+    for env, name in (({"HINDSIGHT_EMBEDDER": "bert"}, "HINDSIGHT_EMBEDDER"),
+                      ({"HINDSIGHT_LOG_LEVEL": "loud"}, "HINDSIGHT_LOG_LEVEL"),
+                      ({"HINDSIGHT_EMBED_THREADS": "0"}, "HINDSIGHT_EMBED_THREADS"),
+                      ({"HINDSIGHT_DATABASE_URL": "sqlite:///x.db"}, "HINDSIGHT_DATABASE_URL")):
+        with pytest.raises(ConfigError, match=name):
+            Settings.from_env(env)
