@@ -4,6 +4,8 @@ built once, and a fresh copy of it for every test that touches the database."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -27,10 +29,26 @@ def with_database(url: str, name: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_url(tmp_path_factory) -> str:
+def pg_root():
+    """A folder for PostgreSQL data dirs, outside pytest's tmp tree: PostgreSQL runs as the
+    unprivileged `pgserver` user and needs to traverse the folders above its data dir, and
+    pytest resets its own tmp root to mode 0700 whenever another session starts."""
+    root = Path(tempfile.mkdtemp(prefix="hindsight-tests-"))
+    yield root
+    embedded.release()  # this session's embedded server stops before its files go
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_tmp(pg_root) -> Path:
+    """A fresh folder under pg_root for one test's data dirs."""
+    return Path(tempfile.mkdtemp(dir=pg_root))
+
+
+@pytest.fixture(scope="session")
+def pg_url(pg_root) -> str:
     """The embedded server, started the way the product starts it."""
-    home = tmp_path_factory.mktemp("home")
-    return embedded.start(home)
+    return embedded.start(pg_root / "home")
 
 
 @pytest.fixture(scope="session")

@@ -49,8 +49,8 @@ def _start_raw(env):
     return proc
 
 
-async def test_two_servers_share_one_data_dir(tmp_path):
-    home = tmp_path / "home"
+async def test_two_servers_share_one_data_dir(pg_tmp):
+    home = pg_tmp / "home"
     env = server_env(HINDSIGHT_HOME=str(home))
     async with mcp_client(env) as first:
         stored = await first.call("store_memory", content="Window one learned that tests need -x")
@@ -65,8 +65,8 @@ async def test_two_servers_share_one_data_dir(tmp_path):
     assert _holders(home) == []
 
 
-async def test_sigterm_stops_cleanly(tmp_path):
-    home = tmp_path / "home"
+async def test_sigterm_stops_cleanly(pg_tmp):
+    home = pg_tmp / "home"
     proc = await anyio.to_thread.run_sync(_start_raw, server_env(HINDSIGHT_HOME=str(home)))
     assert _postmaster_alive(home)
     proc.send_signal(signal.SIGTERM)
@@ -76,8 +76,8 @@ async def test_sigterm_stops_cleanly(tmp_path):
     assert _holders(home) == []
 
 
-async def test_server_orphaned_by_kill9_is_adopted(tmp_path):
-    home = tmp_path / "home"
+async def test_server_orphaned_by_kill9_is_adopted(pg_tmp):
+    home = pg_tmp / "home"
     env = server_env(HINDSIGHT_HOME=str(home))
     async with mcp_client(env) as c:
         kept = await c.call("store_memory", content="Survives a crash of another window")

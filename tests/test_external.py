@@ -25,12 +25,12 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def tcp_postgres(tmp_path_factory, pg_url):
+def tcp_postgres(pg_root, pg_url):
     """initdb with scram-sha-256 and start on 127.0.0.1 as the unprivileged `pgserver` user
     (created by the embedded server's start, which pg_url ensures)."""
     user = pwd.getpwnam("pgserver")
-    data = tmp_path_factory.mktemp("tcp") / "data"
-    data.mkdir()
+    data = pg_root / "tcp" / "data"
+    data.mkdir(parents=True)
     ensure_prefix_permissions(data)
     os.chown(data, user.pw_uid, user.pw_gid)
     pwfile = data.parent / "pw"
