@@ -37,7 +37,6 @@ def pct(xs, p):
 
 async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
     from hindsight import queries
-    from hindsight.memories import _json
     from hindsight.text import content_hash, keyword_text
 
     sql = queries.get("insert_memory")
@@ -48,7 +47,7 @@ async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
         vec /= np.linalg.norm(vec)
         content = f"{texts[base]} [{i}]"
         rows.append((agent, None, "episodic", content, content_hash(content), vec, keyword_text(content),
-                     _json({"tools_used": [corpus.TOOLS[i % len(corpus.TOOLS)]]}), [], 1 + i % 5,
+                     {"tools_used": [corpus.TOOLS[i % len(corpus.TOOLS)]]}, [], 1 + i % 5,
                      None, None, False))
     for s in range(0, len(rows), 1000):
         async with db.pool.acquire() as conn, conn.transaction():

@@ -4,6 +4,7 @@ hindsight's. Nothing else imports asyncpg."""
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import re
 from typing import Any, AsyncIterator
@@ -32,8 +33,14 @@ def redact(url: str) -> str:
     return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
 
 
+def _json_dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 async def _init_connection(conn: asyncpg.Connection) -> None:
+    """Codecs for every pooled connection: pgvector's vector, and jsonb as Python objects."""
     await register_vector(conn)
+    await conn.set_type_codec("jsonb", encoder=_json_dumps, decoder=json.loads, schema="pg_catalog")
     await conn.execute(queries.get("session_setup"))
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterable
 
-from . import validate as v
+import anyio
+
+from . import queries, validate as v
 from .db import Database, translated
 from .embed import Embedder
 from .errors import InvalidInput
-from .memories import _json
 from .text import content_hash, indexed_text
 
 KNOWN = {"content", "text", "timestamp", "memory_type", "importance", "metadata", "tags", "id", "session_id"}
@@ -65,10 +66,6 @@ def read_records(lines: Iterable[str]) -> list[dict[str, Any]]:
 async def import_records(db: Database, embedder: Embedder, agent_id: str, records: list[dict[str, Any]],
                          batch_size: int = 64, progress: Callable[[int], None] | None = None) -> int:
     """Embed and insert `records` in batches (one transaction each). Returns how many."""
-    import anyio
-
-    from . import queries
-
     agent_id = v.agent_id(agent_id)
     sql = queries.get("insert_memory")
     done = 0
@@ -76,7 +73,7 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
         batch = records[start:start + batch_size]
         vectors = await anyio.to_thread.run_sync(embedder.passages, [r["content"] for r in batch])
         rows = [(agent_id, r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
-                 vec, indexed_text(r["content"], r["metadata"]), _json(r["metadata"]), r["tags"], r["importance"],
+                 vec, indexed_text(r["content"], r["metadata"]), r["metadata"], r["tags"], r["importance"],
                  r["created_at"], None, False) for r, vec in zip(batch, vectors)]
         async with translated("importing memories"), db.pool.acquire() as conn, conn.transaction():
             await conn.executemany(sql, rows)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -28,14 +27,8 @@ def row_to_dict(row) -> dict[str, Any]:
             value = str(value)
         elif isinstance(value, datetime):
             value = value.isoformat()
-        elif key == "metadata" and isinstance(value, str):
-            value = json.loads(value)
         out[key] = value
     return out
-
-
-def _json(value: dict | None) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
 
 
 class Memories:
@@ -64,7 +57,7 @@ class Memories:
         vector = await self.embedder.passage(content)
         row = await self.db.fetchrow(
             "insert_memory", agent_id, session_id, memory_type, content, content_hash(content),
-            vector, indexed_text(content, metadata), _json(metadata), tags, importance, created, expires, shared,
+            vector, indexed_text(content, metadata), metadata, tags, importance, created, expires, shared,
         )
         return row_to_dict(row)
 
@@ -91,13 +84,12 @@ class Memories:
         state = await self._own(agent_id, mid)
         vector = await self.embedder.passage(new_content) if new_content is not None else None
         reindex = new_content is not None or metadata is not None
-        old_metadata = state["metadata"] if isinstance(state["metadata"], dict) else json.loads(state["metadata"])
         row = await self.db.fetchrow(
             "update_memory", agent_id, mid, new_content,
             content_hash(new_content) if new_content is not None else None, vector,
             indexed_text(new_content if new_content is not None else state["content"],
-                         metadata if metadata is not None else old_metadata) if reindex else None,
-            importance, _json(metadata), tags,
+                         metadata if metadata is not None else state["metadata"]) if reindex else None,
+            importance, metadata, tags,
         )
         if row is None:  # deleted between the check and the update
             raise NotFound("memory_id", str(mid), agent_id)
@@ -147,7 +139,7 @@ class Memories:
         offset = v.integer("offset", offset, 0, 10_000_000)
         rows = await self.db.fetch(
             "list_memories", agent_id, include_shared, memory_type, session_id, tags,
-            _json(metadata), include_invalidated, limit, offset,
+            metadata, include_invalidated, limit, offset,
         )
         return {"memories": [row_to_dict(r) for r in rows], "limit": limit, "offset": offset}
 

@@ -13,7 +13,7 @@ from . import scoring, timeparse, validate as v
 from .db import Database
 from .embed import AsyncEmbedder
 from .errors import InvalidInput
-from .memories import _json, row_to_dict
+from .memories import row_to_dict
 from .text import content_words, estimate_tokens, keyword_text
 
 CANDIDATES = 20            # per channel
@@ -82,7 +82,7 @@ class Recall:
             raise InvalidInput("format", f"{format!r} is not allowed; use json or prompt")
         max_tokens = v.integer("max_tokens", DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens, 50, 100_000)
 
-        filters = [agent_id, include_shared, as_of, memory_type, tags, _json(metadata), start, end,
+        filters = [agent_id, include_shared, as_of, memory_type, tags, metadata, start, end,
                    float(min_decay_score)]
         text = keyword_text(query)
         names = query_names(query)

@@ -1,7 +1,6 @@
 """The write path and single-memory reads against the real database and embedder."""
 
 import asyncio
-import json
 import uuid
 
 import pytest
@@ -21,7 +20,7 @@ async def test_store_writes_what_was_given(memories, db):
     assert stored["agent_id"] == "alice" and stored["memory_type"] == "semantic"
     assert stored["content"] == "Prefers polars over pandas"
     assert stored["importance"] == 4 and stored["session_id"] == "s1" and stored["tags"] == ["prefs"]
-    assert json.loads(stored["metadata"]) == {"entities": ["polars"]}
+    assert stored["metadata"] == {"entities": ["polars"]}
     assert stored["dims"] == 384
     assert "'polar'" in stored["sv"] and len(stored["content_hash"]) == 32
 
