@@ -17,7 +17,7 @@ from .config import Settings
 from .db import Database, redact
 from .embed import AsyncEmbedder, create as create_embedder
 from .errors import HindsightError
-from .memories import Memories
+from .memories import Memories, WritePolicy
 from .recall import Recall
 
 
@@ -47,13 +47,25 @@ def cmd_store(args, settings: Settings) -> int:
 
     async def run() -> dict[str, Any]:
         async with _opened(settings, url) as (db, embedder):
-            return await Memories(db, AsyncEmbedder(embedder)).store(args.agent or settings.agent_id, args.content,
+            memories = Memories(db, AsyncEmbedder(embedder), WritePolicy.from_settings(settings))
+            return await memories.store(args.agent or settings.agent_id, args.content,
                                         memory_type=args.type, importance=args.importance,
                                         metadata=metadata, tags=args.tag or None,
-                                        session_id=args.session)
+                                        session_id=args.session, slot=args.slot, call="cli store")
 
-    row = asyncio.run(run())
-    print(json.dumps({"id": row["id"], "status": "created"}) if args.json else row["id"])
+    result = asyncio.run(run())
+    result.pop("memory")
+    print(json.dumps(result, ensure_ascii=False) if args.json else result["id"])
+    if result["status"] != "created" and not args.json:
+        print(f"{result['status']}" + (f" (of {result['duplicate_of']})" if "duplicate_of" in result else ""),
+              file=sys.stderr)
+    return 0
+
+
+def cmd_keygen(args, settings: Settings) -> int:
+    from cryptography.fernet import Fernet
+
+    print(Fernet.generate_key().decode())
     return 0
 
 
@@ -82,7 +94,8 @@ def cmd_import(args, settings: Settings) -> int:
             bar, task = _progress(len(records), "importing")
             with bar:
                 return await import_records(db, embedder, agent, records, batch_size=args.batch_size,
-                                            progress=lambda n: bar.advance(task, n))
+                                            progress=lambda n: bar.advance(task, n),
+                                            sealer=WritePolicy.from_settings(settings).sealer)
 
     started = time.perf_counter()
     count = asyncio.run(run())
@@ -196,6 +209,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
     s.add_argument("--type", default="episodic", help="working, episodic, semantic or procedural")
     s.add_argument("--importance", type=int, default=3, help="1-5 (default 3)")
+    s.add_argument("--slot", help="the fact this memory is the current value of, e.g. preference:editor "
+                                   "(supersedes the slot's previous memory)")
     s.add_argument("--metadata", help="a JSON object")
     s.add_argument("--tag", action="append", help="a tag (repeatable)")
     s.add_argument("--session", help="session id")
@@ -216,6 +231,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
     s.add_argument("--batch-size", type=int, default=64, help="memories embedded and written together")
     s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("keygen", help="print a new HINDSIGHT_ENCRYPTION_KEY")
+    s.set_defaults(func=cmd_keygen)
 
     s = sub.add_parser("doctor", help="check database, pgvector, migrations and embedder")
     s.set_defaults(func=cmd_doctor)

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
 from .errors import ConfigError
 
 EMBEDDERS = ("e5-small", "openai")
@@ -29,6 +30,9 @@ class Settings:
     embed_api_key: str | None
     log_level: str
     embed_threads: int | None  # None: OMP_NUM_THREADS if set, else 1
+    encryption_key: str | None = None     # Fernet key(s); None: secrets are redacted, not kept
+    dedup_threshold: float = DEFAULT_THRESHOLD
+    conflict_threshold: float = DEFAULT_CONFLICT_THRESHOLD
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
@@ -51,6 +55,16 @@ class Settings:
         threads = env.get("HINDSIGHT_EMBED_THREADS") or None
         if threads is not None and (not threads.isdigit() or not 1 <= int(threads) <= 64):
             raise ConfigError(f"HINDSIGHT_EMBED_THREADS={threads!r} must be a whole number from 1 to 64")
+        key = env.get("HINDSIGHT_ENCRYPTION_KEY") or None
+        if key is not None:
+            from .privacy import Sealer
+
+            Sealer(key)  # a malformed key fails here, at startup, not on the first secret
+        dedup = _fraction(env, "HINDSIGHT_DEDUP_THRESHOLD", DEFAULT_THRESHOLD)
+        conflict = _fraction(env, "HINDSIGHT_CONFLICT_THRESHOLD", DEFAULT_CONFLICT_THRESHOLD)
+        if conflict > dedup:
+            raise ConfigError(f"HINDSIGHT_CONFLICT_THRESHOLD={conflict} must not exceed "
+                              f"HINDSIGHT_DEDUP_THRESHOLD={dedup}")
         home = Path(env["HINDSIGHT_HOME"]).expanduser() if env.get("HINDSIGHT_HOME") else default_home()
         return cls(
             database_url=url,
@@ -62,4 +76,20 @@ class Settings:
             embed_api_key=env.get("HINDSIGHT_EMBED_API_KEY") or None,
             log_level=log_level,
             embed_threads=int(threads) if threads else None,
+            encryption_key=key,
+            dedup_threshold=dedup,
+            conflict_threshold=conflict,
         )
+
+
+def _fraction(env, name: str, default: float) -> float:
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.5 <= value <= 1.0:
+        raise ConfigError(f"{name}={raw!r} must be a cosine similarity from 0.5 to 1.0")
+    return value

@@ -130,3 +130,28 @@ class Database:
     async def fetchval(self, name: str, *args: Any) -> Any:
         async with translated(name):
             return await self.pool.fetchval(queries.get(name), *args)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self, what: str, call: str | None = None,
+                          reason: str | None = None) -> AsyncIterator["Tx"]:
+        """One connection, one transaction; `call` and `reason` name it in memory_history."""
+        async with translated(what), self.pool.acquire() as conn, conn.transaction():
+            if call is not None:
+                await conn.execute(queries.get("call_context"), call, reason)
+            yield Tx(conn)
+
+
+class Tx:
+    """Named queries inside a transaction."""
+
+    def __init__(self, conn: asyncpg.Connection):
+        self.conn = conn
+
+    async def fetch(self, name: str, *args: Any) -> list[asyncpg.Record]:
+        return await self.conn.fetch(queries.get(name), *args)
+
+    async def fetchrow(self, name: str, *args: Any) -> asyncpg.Record | None:
+        return await self.conn.fetchrow(queries.get(name), *args)
+
+    async def fetchval(self, name: str, *args: Any) -> Any:
+        return await self.conn.fetchval(queries.get(name), *args)

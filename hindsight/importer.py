@@ -12,8 +12,8 @@ from typing import Any, Callable, Iterable
 
 import anyio
 
-from . import queries, validate as v
-from .db import Database, translated
+from . import privacy, queries, validate as v
+from .db import Database
 from .embed import Embedder
 from .errors import InvalidInput
 from .text import content_hash, indexed_text
@@ -64,20 +64,32 @@ def read_records(lines: Iterable[str]) -> list[dict[str, Any]]:
 
 
 async def import_records(db: Database, embedder: Embedder, agent_id: str, records: list[dict[str, Any]],
-                         batch_size: int = 64, progress: Callable[[int], None] | None = None) -> int:
-    """Embed and insert `records` in batches (one transaction each). Returns how many."""
+                         batch_size: int = 64, progress: Callable[[int], None] | None = None,
+                         sealer: privacy.Sealer | None = None) -> int:
+    """Embed and insert `records` in batches (one transaction each). Returns how many.
+
+    A restore keeps records as given: no should_store, no dedup, no supersession, no
+    expiry from importance. Privacy still holds: secrets are redacted (sealed with a key)."""
     agent_id = v.agent_id(agent_id)
-    sql = queries.get("insert_memory")
     done = 0
     for start in range(0, len(records), batch_size):
-        batch = records[start:start + batch_size]
+        batch = [_private(r, sealer) for r in records[start:start + batch_size]]
         vectors = await anyio.to_thread.run_sync(embedder.passages, [r["content"] for r in batch])
-        rows = [(agent_id, r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
+        rows = [(agent_id, None, r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
                  vec, indexed_text(r["content"], r["metadata"]), r["metadata"], r["tags"], r["importance"],
-                 r["created_at"], None, False) for r, vec in zip(batch, vectors)]
-        async with translated("importing memories"), db.pool.acquire() as conn, conn.transaction():
-            await conn.executemany(sql, rows)
+                 r["created_at"], None, False, None, None, None, r["sealed"], None)
+                for r, vec in zip(batch, vectors)]
+        async with db.transaction("importing memories", "import") as tx:
+            await tx.conn.executemany(queries.get("insert_memory"), rows)
         done += len(batch)
         if progress:
             progress(len(batch))
     return done
+
+
+def _private(record: dict[str, Any], sealer: privacy.Sealer | None) -> dict[str, Any]:
+    scrubbed = privacy.scrub(record["content"], record["metadata"] or {})
+    if not scrubbed.changed:
+        return dict(record, sealed=None)
+    sealed = sealer.seal(record["content"], record["metadata"] or {}) if sealer else None
+    return dict(record, content=scrubbed.content, metadata=scrubbed.metadata, sealed=sealed)

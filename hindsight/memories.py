@@ -1,18 +1,29 @@
-"""The write path and single-memory reads: validate, embed, one SQL statement each."""
+"""The write path and single-memory reads.
+
+A live write (store_memory, record_interaction, `hindsight store`) goes through the write
+policy, in this order: validate; redact secrets and personal data (sealing the original
+when HINDSIGHT_ENCRYPTION_KEY is set); the guard's flags; expiry from importance; embed;
+then, in one transaction holding the agent's write lock: supersede what the caller named
+(`supersedes`, or the memory in `slot`), reinforce a duplicate instead of inserting, or
+insert — and report similar memories as possible conflicts. Triggers write the history.
+"""
 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta, timezone
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
-from . import validate as v
-from .db import Database
+from . import dedup, guard, policy, privacy, validate as v
+from .db import Database, Tx
 from .embed import AsyncEmbedder
 from .errors import InvalidInput, NotFound
-from .text import content_hash, indexed_text
+from .text import content_hash, indexed_text, normalised
 
 MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
+NEIGHBOURS = 8          # candidates read for near-duplicates and conflicts
+MAX_CONFLICTS = 3
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -31,16 +42,59 @@ def row_to_dict(row) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
+class WritePolicy:
+    dedup_threshold: float = dedup.DEFAULT_THRESHOLD
+    conflict_threshold: float = dedup.DEFAULT_CONFLICT_THRESHOLD
+    sealer: privacy.Sealer | None = None
+
+    @classmethod
+    def from_settings(cls, settings) -> "WritePolicy":
+        return cls(settings.dedup_threshold, settings.conflict_threshold,
+                   privacy.Sealer(settings.encryption_key) if settings.encryption_key else None)
+
+
+@dataclass
+class _Prepared:
+    """A write after the pure steps: what goes into the row."""
+    content: str
+    metadata: dict[str, Any]
+    redacted: list[str]
+    sealed: bytes | None
+    flags: list[str]
+    strength: float
+    dedup_key: bytes
+
+
 class Memories:
-    def __init__(self, db: Database, embedder: AsyncEmbedder):
+    def __init__(self, db: Database, embedder: AsyncEmbedder, write_policy: WritePolicy | None = None):
         self.db = db
         self.embedder = embedder
+        self.policy = write_policy or WritePolicy()
+
+    def _prepare(self, content: str, metadata: dict[str, Any], sensitive: list[str], memory_type: str,
+                 session_id: str | None, from_tool: bool) -> _Prepared:
+        scrubbed = privacy.scrub(content, metadata, sensitive)
+        sealer = self.policy.sealer
+        sealed = sealer.seal(content, metadata) if scrubbed.changed and sealer else None
+        verdict = guard.assess(scrubbed.content, from_tool=from_tool)
+        scope = f"{session_id or ''}\x00" if memory_type == "working" else ""
+        if sealed is not None:  # a keyed hash: an unkeyed one would let secrets be guessed
+            key = sealer.keyed_hash((scope + normalised(content)).encode("utf-8"))
+        else:
+            key = content_hash(scope + scrubbed.content)
+        return _Prepared(scrubbed.content, scrubbed.metadata, scrubbed.kinds, sealed, list(verdict.flags),
+                         verdict.strength, key)
 
     async def store(
         self, agent_id: str, content: Any, *, memory_type: Any = "episodic", session_id: Any = None,
         importance: Any = 3, metadata: Any = None, tags: Any = None, ttl_seconds: Any = None,
-        shared: Any = False, created_at: Any = None,
+        shared: Any = False, created_at: Any = None, slot: Any = None, supersedes: Any = None,
+        sensitive: Any = None, from_tool: bool = False, call: str = "store_memory",
+        reason: str | None = None,
     ) -> dict[str, Any]:
+        """Store one memory through the write policy. Returns {id, status, memory, ...}:
+        status created, duplicate (an existing memory was reinforced) or superseded."""
         agent_id = v.agent_id(agent_id)
         content = v.content(content)
         memory_type = v.memory_type(memory_type)
@@ -52,26 +106,111 @@ class Memories:
         if not isinstance(shared, bool):
             raise InvalidInput("shared", "must be true or false")
         created = v.timestamp("created_at", created_at)
-        expires = datetime.now(timezone.utc) + timedelta(seconds=ttl) if ttl else None
+        slot = v.slot(slot)
+        supersedes = v.memory_id(supersedes, "supersedes", required=False)
+        sensitive = v.sensitive(sensitive, metadata)
+        now = datetime.now(timezone.utc)
+        expires = policy.expires_at(importance, memory_type, ttl, now)
 
-        vector = await self.embedder.passage(content)
-        row = await self.db.fetchrow(
-            "insert_memory", agent_id, session_id, memory_type, content, content_hash(content),
-            vector, indexed_text(content, metadata), metadata, tags, importance, created, expires, shared,
-        )
-        return row_to_dict(row)
+        p = self._prepare(content, metadata, sensitive, memory_type, session_id, from_tool)
+        words = dedup.lexical_key(p.content)
+        vector = await self.embedder.passage(p.content)
+        new_id = uuid.uuid4()
 
-    async def get(self, agent_id: str, memory_id: Any) -> dict[str, Any]:
+        async with self.db.transaction("storing a memory", call, reason) as tx:
+            await tx.fetchval("lock_agent_writes", agent_id)
+            targets = await self._targets(tx, agent_id, supersedes, slot)
+            if supersedes is not None and slot is None:
+                slot = targets[supersedes]  # the new memory takes over the old one's slot
+            near = await tx.fetch("nearest_current", agent_id, vector, NEIGHBOURS)
+            dup_id = await tx.fetchval("find_exact_duplicate", agent_id, memory_type, p.dedup_key)
+            if dup_id is None and p.sealed is None:
+                dup_id = next((n["id"] for n in near if n["memory_type"] == memory_type and not n["sealed"]
+                               and (memory_type != "working" or n["session_id"] == session_id)
+                               and dedup.is_near_duplicate(n["similarity"], words, dedup.lexical_key(n["content"]),
+                                                           self.policy.dedup_threshold)), None)
+            keep_id = dup_id or new_id
+            superseded = [t for t in targets if t != keep_id]
+            for old in superseded:
+                await tx.fetchrow("invalidate_memory", agent_id, old, f"superseded by {keep_id}", keep_id)
+            if dup_id is not None:
+                row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires, p.strength, slot)
+            else:
+                row = await tx.fetchrow(
+                    "insert_memory", agent_id, new_id, session_id, memory_type, p.content,
+                    content_hash(p.content), vector, indexed_text(p.content, p.metadata), p.metadata, tags,
+                    importance, created, expires, shared, p.dedup_key, slot, p.flags, p.sealed, p.strength)
+                if row is None:  # the unique index found a current twin (a writer outside the lock)
+                    dup_id = keep_id = await tx.fetchval("find_exact_duplicate", agent_id, memory_type, p.dedup_key)
+                    row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires,
+                                            p.strength, slot)
+
+        result: dict[str, Any] = {"id": str(row["id"])}
+        if superseded:
+            result["status"] = "superseded"
+            result["superseded"] = [str(t) for t in superseded]
+        else:
+            result["status"] = "duplicate" if dup_id is not None else "created"
+        if dup_id is not None:
+            result["duplicate_of"] = str(dup_id)
+        skip = {keep_id, *targets}
+        conflicts = [{"id": str(n["id"]), "content": n["content"], "memory_type": n["memory_type"],
+                      "slot": n["slot"], "similarity": round(float(n["similarity"]), 3)}
+                     for n in near if n["id"] not in skip and n["similarity"] >= self.policy.conflict_threshold]
+        if conflicts:
+            result["possible_conflicts"] = conflicts[:MAX_CONFLICTS]
+        if row["flags"]:
+            result["flags"] = list(row["flags"])
+        if p.redacted:
+            result["redacted"] = p.redacted
+            result["sealed"] = p.sealed is not None
+        result["memory"] = row_to_dict(row)
+        return result
+
+    async def _targets(self, tx: Tx, agent_id: str, supersedes: uuid.UUID | None,
+                       slot: str | None) -> dict[uuid.UUID, str | None]:
+        """The current memories this write replaces: {id: its slot}."""
+        targets: dict[uuid.UUID, str | None] = {}
+        if supersedes is not None:
+            state = await tx.fetchrow("own_memory_state", agent_id, supersedes)
+            if state is None:
+                raise InvalidInput("supersedes", f"no memory with id {supersedes} belongs to agent {agent_id!r}")
+            if state["invalidated_at"] is not None:
+                raise InvalidInput("supersedes", f"memory {supersedes} is no longer current (invalidated at "
+                                                 f"{_iso(state['invalidated_at'])}: {state['invalidation_reason']})")
+            if slot is not None and state["slot"] not in (None, slot):
+                raise InvalidInput("slot", f"memory {supersedes} holds slot {state['slot']!r}, not {slot!r}")
+            targets[supersedes] = state["slot"]
+        if slot is not None:
+            holder = await tx.fetchval("slot_holder", agent_id, slot)
+            if holder is not None:
+                targets[holder] = slot
+        return targets
+
+    async def get(self, agent_id: str, memory_id: Any, reveal: Any = False) -> dict[str, Any]:
+        """One memory. `reveal`: put the decrypted original content and metadata in place of
+        the redacted ones (needs HINDSIGHT_ENCRYPTION_KEY)."""
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
+        reveal = v.boolean("reveal", reveal)
         row = await self.db.fetchrow("get_memory", agent_id, mid)
         if row is None:
             raise NotFound("memory_id", str(mid), agent_id)
-        return row_to_dict(row)
+        out = row_to_dict(row)
+        if reveal and row["sealed"]:
+            original = self._sealer("reveal").open(await self.db.fetchval("get_sealed", agent_id, mid))
+            out.update(content=original["content"], metadata=original["metadata"], revealed=True)
+        return out
+
+    def _sealer(self, field: str) -> privacy.Sealer:
+        if self.policy.sealer is None:
+            raise InvalidInput(field, "this memory's original content is sealed and HINDSIGHT_ENCRYPTION_KEY "
+                                      "is not set in this server's environment")
+        return self.policy.sealer
 
     async def update(
         self, agent_id: str, memory_id: Any, *, content: Any = None, importance: Any = None,
-        metadata: Any = None, tags: Any = None,
+        metadata: Any = None, tags: Any = None, call: str = "update_memory",
     ) -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
@@ -82,21 +221,39 @@ class Memories:
         if all(x is None for x in (new_content, importance, metadata, tags)):
             raise InvalidInput("update_memory", "give at least one of content, importance, metadata, tags")
         state = await self._own(agent_id, mid)
-        vector = await self.embedder.passage(new_content) if new_content is not None else None
-        reindex = new_content is not None or metadata is not None
-        row = await self.db.fetchrow(
-            "update_memory", agent_id, mid, new_content,
-            content_hash(new_content) if new_content is not None else None, vector,
-            indexed_text(new_content if new_content is not None else state["content"],
-                         metadata if metadata is not None else state["metadata"]) if reindex else None,
-            importance, metadata, tags,
-        )
+        p = vector = None
+        if new_content is not None or metadata is not None:
+            original = {"content": state["content"], "metadata": state["metadata"]}
+            if state["sealed"] is not None:
+                original = self._sealer("memory_id").open(state["sealed"])
+            p = self._prepare(new_content if new_content is not None else original["content"],
+                              metadata if metadata is not None else original["metadata"], [],
+                              state["memory_type"], state["session_id"], "from_tool" in state["flags"])
+            if new_content is not None:
+                vector = await self.embedder.passage(p.content)
+        async with self.db.transaction("updating a memory", call) as tx:
+            await tx.fetchval("lock_agent_writes", agent_id)
+            if new_content is not None:
+                twin = await tx.fetchval("find_exact_duplicate", agent_id, state["memory_type"], p.dedup_key)
+                if twin is not None and twin != mid:
+                    raise InvalidInput("content", f"is the same as memory {twin}; invalidate or delete one "
+                                                  "of them instead of making them equal")
+            row = await tx.fetchrow(
+                "update_memory", agent_id, mid,
+                p.content if new_content is not None else None,
+                content_hash(p.content) if new_content is not None else None, vector,
+                indexed_text(p.content, p.metadata) if p else None,
+                importance, p.metadata if metadata is not None else None, tags,
+                p.dedup_key if new_content is not None else None,
+                p is not None, p.sealed if p else None,
+                p.flags if new_content is not None else None,
+            )
         if row is None:  # deleted between the check and the update
             raise NotFound("memory_id", str(mid), agent_id)
         return row_to_dict(row)
 
     async def invalidate(self, agent_id: str, memory_id: Any, reason: Any,
-                         replaced_by: Any = None) -> dict[str, Any]:
+                         replaced_by: Any = None, call: str = "invalidate_memory") -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
         reason = v.text("reason", reason, max_bytes=2048)
@@ -109,18 +266,30 @@ class Memories:
                                             f"{_iso(state['invalidated_at'])} ({state['invalidation_reason']})")
         if replacement is not None and await self.db.fetchrow("own_memory_state", agent_id, replacement) is None:
             raise InvalidInput("replaced_by", f"no memory with id {replacement} belongs to agent {agent_id!r}")
-        row = await self.db.fetchrow("invalidate_memory", agent_id, mid, reason, replacement)
+        async with self.db.transaction("invalidating a memory", call) as tx:
+            row = await tx.fetchrow("invalidate_memory", agent_id, mid, reason, replacement)
         if row is None:  # raced with another invalidate or a delete
             raise InvalidInput("memory_id", f"memory {mid} was invalidated or deleted meanwhile")
         return row_to_dict(row)
 
-    async def delete(self, agent_id: str, memory_id: Any) -> dict[str, Any]:
+    async def delete(self, agent_id: str, memory_id: Any, call: str = "delete_memory") -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
-        if await self.db.fetchval("delete_memory", agent_id, mid) is None:
+        async with self.db.transaction("deleting a memory", call) as tx:
+            deleted = await tx.fetchval("delete_memory", agent_id, mid)
+        if deleted is None:
             await self._own(agent_id, mid)  # says why: another agent's shared memory, or none
             raise NotFound("memory_id", str(mid), agent_id)
         return {"deleted": True, "id": str(mid)}
+
+    async def history(self, agent_id: str, memory_id: Any) -> list[dict[str, Any]]:
+        """What happened to one of the agent's memories, oldest first (deleted ones too)."""
+        agent_id = v.agent_id(agent_id)
+        mid = v.memory_id(memory_id)
+        rows = await self.db.fetch("memory_history", agent_id, mid)
+        if not rows:
+            raise NotFound("memory_id", str(mid), agent_id)
+        return [row_to_dict(r) for r in rows]
 
     async def list(
         self, agent_id: str, *, memory_type: Any = None, session_id: Any = None, tags: Any = None,

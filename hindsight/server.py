@@ -21,7 +21,8 @@ from .config import Settings
 from .db import Database
 from .embed import AsyncEmbedder, create as create_embedder
 from .errors import HindsightError
-from .memories import Memories
+from . import interactions
+from .memories import Memories, WritePolicy
 from .recall import AccessRecorder, Recall
 
 log = logging.getLogger("hindsight.server")
@@ -73,7 +74,8 @@ def build(settings: Settings, url: str) -> MCPServer:
         access = AccessRecorder(db)
         bookkeeping = asyncio.create_task(access.run())
         try:
-            yield App(settings, db, Memories(db, embedder), Recall(db, embedder, on_access=access.record))
+            yield App(settings, db, Memories(db, embedder, WritePolicy.from_settings(settings)),
+                      Recall(db, embedder, on_access=access.record))
         finally:
             bookkeeping.cancel()
             with contextlib.suppress(Exception):
@@ -88,24 +90,53 @@ def build(settings: Settings, url: str) -> MCPServer:
         content: Annotated[str, Field(description="What to remember, in the user's own language (max 32 KB)")],
         memory_type: Annotated[MemoryType, Field(description="semantic: facts and preferences; procedural: how-to, fixes, failures; episodic: events; working: scratch state for this session")] = "episodic",
         session_id: Annotated[str | None, Field(description="The conversation or task session")] = None,
-        importance: Annotated[int, Field(description="1 (trivial) to 5 (critical)")] = 3,
+        importance: Annotated[int, Field(description="1 (trivial, kept a week) to 5 (critical, kept for good); 3 is kept half a year")] = 3,
         metadata: Annotated[dict[str, Any] | None, Field(description="JSON object; well-known keys: task_type, outcome, tools_used, entities, error")] = None,
         tags: Annotated[list[str] | None, Field(description="Short labels")] = None,
-        ttl_seconds: Annotated[int | None, Field(description="Forget after this many seconds")] = None,
+        ttl_seconds: Annotated[int | None, Field(description="Forget after this many seconds (overrides the importance-based retention)")] = None,
         shared: Annotated[bool, Field(description="Let every agent read it (only you can change it)")] = False,
+        slot: Annotated[str | None, Field(description="The fact this is the current value of, e.g. 'preference:dataframe_library'; the slot's previous memory is superseded")] = None,
+        supersedes: Annotated[str | None, Field(description="Id of a memory this one replaces (it is invalidated and kept as history)")] = None,
+        sensitive: Annotated[list[str] | None, Field(description="Metadata keys whose values are sensitive (encrypted at rest, or redacted)")] = None,
         agent_id: AgentId = None,
     ) -> dict[str, Any]:
         """Save one memory worth keeping across sessions: a user preference or constraint, a
         correction, a fix that worked, the cause of a failure, a decision, a fact about the
-        project. Do not store chit-chat or what is already in the conversation only. Returns
-        the new memory's id and status."""
+        project. Do not store chit-chat or what is already in the conversation only. When a
+        fact changed, pass `slot` or `supersedes` so the old one stops being recalled.
+        Returns {id, status: created|duplicate|superseded, duplicate_of?, superseded?,
+        possible_conflicts? (similar memories: check whether one is now wrong), flags?,
+        redacted? (secrets found: they are never stored in plain text)}."""
         app = _app(ctx)
         with _tool_errors():
-            row = await app.memories.store(
+            return await app.memories.store(
                 _agent(app, agent_id), content, memory_type=memory_type, session_id=session_id,
                 importance=importance, metadata=metadata, tags=tags, ttl_seconds=ttl_seconds,
-                shared=shared)
-        return {"id": row["id"], "status": "created", "memory": row}
+                shared=shared, slot=slot, supersedes=supersedes, sensitive=sensitive)
+
+    @mcp.tool()
+    async def record_interaction(
+        ctx: Context,
+        content: Annotated[str | None, Field(description="What happened or was said (the user's message, your summary of a step)")] = None,
+        session_id: Annotated[str | None, Field(description="The conversation or task session")] = None,
+        task_type: Annotated[str | None, Field(description="Kind of task, e.g. 'deploy', 'debug', 'refactor'")] = None,
+        task_status: Annotated[str | None, Field(description="completed, failed, in_progress, ...")] = None,
+        user_feedback: Annotated[Literal["positive", "negative"] | None, Field(description="Explicit feedback from the user")] = None,
+        tool_results: Annotated[list[dict[str, Any]] | None, Field(description="Tool calls of this step: [{tool, arguments?, output?, error?}]")] = None,
+        tools_used: Annotated[list[str] | None, Field(description="Names of tools used")] = None,
+        error: Annotated[str | None, Field(description="An error message met in this step")] = None,
+        agent_id: AgentId = None,
+    ) -> dict[str, Any]:
+        """Hand over an interaction and let the server decide whether it is worth
+        remembering: preferences, corrections, errors and their fixes, failures, task
+        outcomes, feedback and tool results are kept (in the right memory layer); chit-chat
+        and small talk are not. Cheap: call it freely. Returns {stored, reason, id}."""
+        app = _app(ctx)
+        with _tool_errors():
+            event = interactions.parse(content, session_id=session_id, task_type=task_type,
+                                       task_status=task_status, user_feedback=user_feedback,
+                                       tool_results=tool_results, tools_used=tools_used, error=error)
+            return await interactions.record(app.memories, _agent(app, agent_id), event)
 
     @mcp.tool()
     async def retrieve_memory(
@@ -141,11 +172,16 @@ def build(settings: Settings, url: str) -> MCPServer:
                 min_decay_score=min_decay_score, format=format, max_tokens=max_tokens)
 
     @mcp.tool()
-    async def get_memory(ctx: Context, memory_id: MemoryId, agent_id: AgentId = None) -> dict[str, Any]:
+    async def get_memory(
+        ctx: Context,
+        memory_id: MemoryId,
+        reveal: Annotated[bool, Field(description="Show the original of redacted secrets (needs the server's encryption key)")] = False,
+        agent_id: AgentId = None,
+    ) -> dict[str, Any]:
         """Read one memory by id, in any state (invalidated ones show why and when)."""
         app = _app(ctx)
         with _tool_errors():
-            return await app.memories.get(_agent(app, agent_id), memory_id)
+            return await app.memories.get(_agent(app, agent_id), memory_id, reveal=reveal)
 
     @mcp.tool()
     async def update_memory(

@@ -80,10 +80,14 @@ def content_words(text: str) -> int:
     return sum(1 for w in _LATIN_WORD.findall(latin) if w.lower() not in _STOP) + cjk // 2
 
 
+def normalised(text: str) -> str:
+    """Unicode NFC with whitespace folded: what counts as "the same content"."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
 def content_hash(text: str) -> bytes:
-    """sha256 of the content after Unicode NFC and whitespace folding."""
-    folded = " ".join(unicodedata.normalize("NFC", text).split())
-    return hashlib.sha256(folded.encode("utf-8")).digest()
+    """sha256 of the normalised content."""
+    return hashlib.sha256(normalised(text).encode("utf-8")).digest()
 
 
 def estimate_tokens(text: str) -> int:

@@ -143,3 +143,35 @@ def timestamp(field: str, value: Any, required: bool = False) -> datetime | None
             raise InvalidInput(field, f"{value!r} is not an ISO 8601 date-time "
                                       "like '2024-03-10T14:30:00Z'") from None
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+_SLOT = re.compile(r"^[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]{0,199}$")
+
+
+def slot(value: Any, field: str = "slot") -> str | None:
+    """A slot names one fact that has at most one current value, e.g. preference:editor_theme."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _SLOT.match(value) or value != value.strip():
+        raise InvalidInput(field, "must be 1-200 characters without control characters or surrounding "
+                                  "spaces, e.g. 'preference:dataframe_library'")
+    return value
+
+
+def sensitive(value: Any, metadata: dict | None, field: str = "sensitive") -> list[str]:
+    """Names of metadata keys whose values are sensitive (sealed or redacted whole)."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(k, str) and k for k in value):
+        raise InvalidInput(field, "must be a list of metadata key names")
+    missing = [k for k in value if k not in (metadata or {})]
+    if missing:
+        raise InvalidInput(field, f"names keys that metadata does not have: {missing}; "
+                                  "list the metadata keys whose values are sensitive")
+    return list(dict.fromkeys(value))
+
+
+def boolean(field: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput(field, "must be true or false")
+    return value

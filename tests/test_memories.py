@@ -26,9 +26,9 @@ async def test_store_writes_what_was_given(memories, db):
 
 
 async def test_created_at_and_ttl(memories):
-    past = await memories.store("a", "Happened in 2023", created_at="2023-05-01T12:00:00Z")
+    past = (await memories.store("a", "Happened in 2023", created_at="2023-05-01T12:00:00Z"))["memory"]
     assert past["created_at"].startswith("2023-05-01T12:00:00")
-    temp = await memories.store("a", "Scratch note", ttl_seconds=60)
+    temp = (await memories.store("a", "Scratch note", ttl_seconds=60))["memory"]
     assert temp["expires_at"] is not None
 
 
@@ -55,7 +55,7 @@ async def test_bad_input_names_the_field_and_writes_nothing(memories, db, kwargs
 
 
 async def test_get_update_invalidate_delete(memories, recall):
-    m = await memories.store("a", "The build uses Python 3.10", memory_type="semantic")
+    m = (await memories.store("a", "The build uses Python 3.10", memory_type="semantic"))["memory"]
     got = await memories.get("a", m["id"])
     assert got["content"] == m["content"]
 
@@ -121,7 +121,7 @@ async def test_agents_are_isolated(memories, recall):
 
 
 async def test_shared_memories_are_readable_not_writable(memories, recall):
-    pref = await memories.store("support", "The customer wants replies in Chinese", shared=True)
+    pref = (await memories.store("support", "The customer wants replies in Chinese", shared=True))["memory"]
     assert (await memories.get("aftersales", pref["id"]))["content"] == pref["content"]
     hits = await recall.retrieve("aftersales", "what language does the customer want?")
     assert pref["id"] in [h["id"] for h in hits["memories"]]

@@ -10,7 +10,7 @@ import asyncpg
 from mcp_client import mcp_client, server_command, server_env
 
 TOOLS = {"store_memory", "retrieve_memory", "get_memory", "update_memory",
-         "invalidate_memory", "delete_memory", "list_memories"}
+         "invalidate_memory", "delete_memory", "list_memories", "record_interaction"}
 
 
 async def test_tools_store_recall_isolation_and_bad_input(db_url):

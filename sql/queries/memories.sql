@@ -1,27 +1,89 @@
 -- Writes and reads of single memories. $1 is always the calling agent: every statement
 -- filters by it (reads also admit memories other agents marked shared).
 
+-- name: memory_columns
+-- Fragment: a memory as the tools return it (the sealed original is never among them).
+id, agent_id, session_id, memory_type, content, metadata, tags, importance, access_count,
+decay_score, created_at, stored_at, updated_at, last_accessed, expires_at, invalidated_at,
+invalidation_reason, invalidated_by, shared, slot, flags, reinforce_count,
+sealed IS NOT NULL AS sealed
+
+-- name: call_context
+-- Name the call (and why) for the history rows this transaction's triggers write.
+SELECT set_config('hindsight.call', $1, true), set_config('hindsight.reason', coalesce($2, ''), true);
+
+-- name: lock_agent_writes
+-- One live write per agent at a time (duplicate, slot and supersession checks must see
+-- each other's results). Released at commit. 7401 is hindsight's advisory-lock class.
+SELECT pg_advisory_xact_lock(7401, hashtext($1));
+
 -- name: insert_memory
--- Write one memory and return it.
-INSERT INTO memories (agent_id, session_id, memory_type, content, content_hash, embedding,
-                      search_vector, metadata, tags, importance, created_at, expires_at, shared)
-VALUES ($1, $2, $3, $4, $5, $6, to_tsvector('english', $7), $8, $9, $10,
-        COALESCE($11, now()), $12, $13)
-RETURNING id, agent_id, session_id, memory_type, content, metadata, tags, importance,
-          access_count, decay_score, created_at, stored_at, updated_at, last_accessed,
-          expires_at, invalidated_at, invalidation_reason, invalidated_by, shared;
+-- Write one memory and return it. A live write whose dedup_key is already current
+-- inserts nothing (the unique index decides, even between concurrent writers).
+INSERT INTO memories (agent_id, id, session_id, memory_type, content, content_hash, embedding,
+                      search_vector, metadata, tags, importance, created_at, expires_at, shared,
+                      dedup_key, slot, flags, sealed, decay_score)
+VALUES ($1, COALESCE($2, gen_random_uuid()), $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10,
+        $11, COALESCE($12, now()), $13, $14, $15, $16, COALESCE($17::text[], '{}'), $18, COALESCE($19::real, 1.0))
+ON CONFLICT (agent_id, memory_type, dedup_key) WHERE dedup_key IS NOT NULL AND invalidated_at IS NULL
+DO NOTHING
+RETURNING
+    --@ memory_columns
+;
+
+-- name: find_exact_duplicate
+-- The current memory with this dedup key (expired ones too: storing it again renews it).
+SELECT id, slot FROM memories
+WHERE agent_id = $1 AND memory_type = $2 AND dedup_key = $3 AND invalidated_at IS NULL;
+
+-- name: nearest_current
+-- The agent's current memories closest to an embedding ($2): near-duplicate and
+-- conflict candidates. $3 how many.
+SELECT id, memory_type, session_id, content, slot, sealed IS NOT NULL AS sealed,
+       1 - (embedding <=> $2) AS similarity
+FROM memories
+WHERE agent_id = $1 AND invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+ORDER BY embedding <=> $2
+LIMIT $3;
+
+-- name: slot_holder
+-- The current memory in a slot, if any.
+SELECT id FROM memories WHERE agent_id = $1 AND slot = $2 AND invalidated_at IS NULL;
+
+-- name: reinforce_memory
+-- A duplicate write strengthens the memory it repeats: seen again now, at least as
+-- important, living at least as long, strength back up (but never above where the guard
+-- started it), and it takes the slot if one was named.
+UPDATE memories
+SET reinforce_count = reinforce_count + 1,
+    last_accessed   = now(),
+    importance      = greatest(importance, $3),
+    expires_at      = CASE WHEN expires_at IS NULL OR $4::timestamptz IS NULL THEN NULL
+                           ELSE greatest(expires_at, $4) END,
+    decay_score     = greatest(decay_score, $5),
+    slot            = COALESCE($6, slot),
+    updated_at      = now()
+WHERE agent_id = $1 AND id = $2
+RETURNING
+    --@ memory_columns
+;
 
 -- name: get_memory
 -- One memory by id, if it is the agent's own or shared; any state (history included).
-SELECT id, agent_id, session_id, memory_type, content, metadata, tags, importance,
-       access_count, decay_score, created_at, stored_at, updated_at, last_accessed,
-       expires_at, invalidated_at, invalidation_reason, invalidated_by, shared
+SELECT
+    --@ memory_columns
 FROM memories
 WHERE id = $2 AND (agent_id = $1 OR shared);
 
+-- name: get_sealed
+-- The encrypted original of a memory the agent may read.
+SELECT sealed FROM memories WHERE id = $2 AND (agent_id = $1 OR shared);
+
 -- name: own_memory_state
--- Whether the agent owns this memory, its text, and if it is already invalidated.
-SELECT content, metadata, invalidated_at, invalidation_reason FROM memories WHERE agent_id = $1 AND id = $2;
+-- Whether the agent owns this memory, and what an update or invalidation needs to know.
+SELECT content, metadata, memory_type, session_id, slot, sealed, flags, invalidated_at,
+       invalidation_reason
+FROM memories WHERE agent_id = $1 AND id = $2;
 
 -- name: update_memory
 -- Change what was given (NULL keeps the old value) and return the memory.
@@ -34,20 +96,23 @@ SET content       = COALESCE($3, content),
     importance    = COALESCE($7, importance),
     metadata      = COALESCE($8, metadata),
     tags          = COALESCE($9, tags),
+    dedup_key     = CASE WHEN $10::bytea IS NULL THEN dedup_key ELSE $10 END,
+    sealed        = CASE WHEN $11 THEN $12 ELSE sealed END,
+    flags         = COALESCE($13, flags),
     updated_at    = now()
 WHERE agent_id = $1 AND id = $2
-RETURNING id, agent_id, session_id, memory_type, content, metadata, tags, importance,
-          access_count, decay_score, created_at, stored_at, updated_at, last_accessed,
-          expires_at, invalidated_at, invalidation_reason, invalidated_by, shared;
+RETURNING
+    --@ memory_columns
+;
 
 -- name: invalidate_memory
--- Mark a current memory as no longer true; it stays as history.
+-- Mark a current memory as no longer true; it stays as history. $4: what replaced it.
 UPDATE memories
 SET invalidated_at = now(), invalidation_reason = $3, invalidated_by = $4, updated_at = now()
 WHERE agent_id = $1 AND id = $2 AND invalidated_at IS NULL
-RETURNING id, agent_id, session_id, memory_type, content, metadata, tags, importance,
-          access_count, decay_score, created_at, stored_at, updated_at, last_accessed,
-          expires_at, invalidated_at, invalidation_reason, invalidated_by, shared;
+RETURNING
+    --@ memory_columns
+;
 
 -- name: delete_memory
 -- Forget one memory for good.
@@ -55,9 +120,8 @@ DELETE FROM memories WHERE agent_id = $1 AND id = $2 RETURNING id;
 
 -- name: list_memories
 -- Browse the agent's memories (and, if asked, shared ones), newest first.
-SELECT id, agent_id, session_id, memory_type, content, metadata, tags, importance,
-       access_count, decay_score, created_at, stored_at, updated_at, last_accessed,
-       expires_at, invalidated_at, invalidation_reason, invalidated_by, shared
+SELECT
+    --@ memory_columns
 FROM memories
 WHERE (agent_id = $1 OR ($2 AND shared))
   AND ($3::text IS NULL OR memory_type = $3)
@@ -67,3 +131,10 @@ WHERE (agent_id = $1 OR ($2 AND shared))
   AND ($7 OR (invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())))
 ORDER BY created_at DESC, id
 LIMIT $8 OFFSET $9;
+
+-- name: memory_history
+-- What happened to one memory, oldest first.
+SELECT seq, action, at, call, reason, related_id, memory_type, content, importance, slot, expires_at
+FROM memory_history
+WHERE agent_id = $1 AND memory_id = $2
+ORDER BY seq;

@@ -139,7 +139,7 @@ LIMIT $10;
 
 -- name: recall_rows
 -- The fused winners ($2), with their similarity to the query embedding ($3).
-SELECT id, agent_id, memory_type, content, metadata, tags, importance, decay_score,
+SELECT id, agent_id, memory_type, content, metadata, tags, importance, decay_score, flags, slot,
        created_at, last_accessed, shared, 1 - (embedding <=> $3) AS similarity
 FROM memories
 WHERE id = ANY($2) AND (agent_id = $1 OR shared);

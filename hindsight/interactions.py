@@ -1,0 +1,94 @@
+"""record_interaction: check an event, let the pure `should_store` policy decide, and store
+what it keeps through the same write path as store_memory (dedup, guard, privacy)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from . import validate as v
+from .errors import InvalidInput
+from .memories import Memories
+from .policy import Interaction, ToolResult, should_store
+
+MAX_TOOL_RESULTS = 50
+FEEDBACK = ("positive", "negative")
+
+
+def _tool_results(value: Any) -> tuple[ToolResult, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > MAX_TOOL_RESULTS:
+        raise InvalidInput("tool_results", f"must be a list of at most {MAX_TOOL_RESULTS} objects "
+                                           "{tool, arguments?, output?, error?}")
+    out = []
+    for n, item in enumerate(value):
+        field = f"tool_results[{n}]"
+        if not isinstance(item, dict):
+            raise InvalidInput(field, "must be an object {tool, arguments?, output?, error?}")
+        unknown = set(item) - {"tool", "arguments", "output", "error", "status"}
+        if unknown:
+            raise InvalidInput(field, f"unknown keys {sorted(unknown)}; allowed: tool, arguments, output, error, status")
+        tool = v.text(f"{field}.tool", item.get("tool"), max_bytes=256)
+        output = item.get("output", "")
+        if output is None:
+            output = ""
+        if not isinstance(output, str):  # structured output is kept as JSON text
+            v.metadata({"output": output}, f"{field}.output")
+            output = json.dumps(output, ensure_ascii=False)
+        if output:
+            v.text(f"{field}.output", output, max_bytes=v.MAX_CONTENT_BYTES)
+        error = v.text(f"{field}.error", item.get("error"), max_bytes=v.MAX_CONTENT_BYTES, required=False)
+        status = item.get("status")
+        if status is not None and status not in ("ok", "success", "error", "failed"):
+            raise InvalidInput(f"{field}.status", f"{status!r} is not allowed; use ok, success, error or failed")
+        if status in ("error", "failed") and not error:
+            error = f"{tool} reported status {status}"
+        v.metadata({"arguments": item.get("arguments")}, f"{field}.arguments")
+        out.append(ToolResult(tool, item.get("arguments"), output, error))
+    return tuple(out)
+
+
+def parse(content: Any, *, session_id: Any = None, task_type: Any = None, task_status: Any = None,
+          user_feedback: Any = None, tool_results: Any = None, tools_used: Any = None,
+          error: Any = None) -> Interaction:
+    """Check an event's fields; every problem names the field and what is allowed."""
+    results = _tool_results(tool_results)
+    if content is None or (isinstance(content, str) and not content.strip() and results):
+        content = ""
+    else:
+        content = v.content(content)
+    if not content and not results:
+        raise InvalidInput("content", "is required (what happened), unless tool_results are given")
+    status = v.text("task_status", task_status, max_bytes=64, required=False)
+    feedback = user_feedback
+    if feedback is not None and feedback not in FEEDBACK:
+        raise InvalidInput("user_feedback", f"{feedback!r} is not allowed; use positive or negative")
+    return Interaction(
+        content=content,
+        session_id=v.text("session_id", session_id, max_bytes=256, required=False),
+        task_type=v.text("task_type", task_type, max_bytes=256, required=False),
+        task_status=status.strip().lower() if status else None,
+        user_feedback=feedback,
+        tool_results=results,
+        tools_used=tuple(v.tags(tools_used, field="tools_used") or ()),
+        error=v.text("error", error, max_bytes=v.MAX_CONTENT_BYTES, required=False),
+    )
+
+
+async def record(memories: Memories, agent_id: str, event: Interaction) -> dict[str, Any]:
+    decision = should_store(event)
+    if not decision.store:
+        return {"stored": False, "reason": decision.reason, "id": None}
+    result = await memories.store(
+        agent_id, decision.content, memory_type=decision.memory_type, session_id=event.session_id,
+        importance=decision.importance, metadata=decision.metadata, from_tool=decision.from_tool,
+        call="record_interaction", reason=decision.reason)
+    out = {"stored": result["status"] != "duplicate", "reason": decision.reason, "id": result["id"],
+           "status": result["status"], "memory_type": decision.memory_type}
+    if result["status"] == "duplicate":
+        out["reason"] = f"{decision.reason}; already remembered (memory {result['id']} reinforced)"
+    for key in ("superseded", "possible_conflicts", "flags", "redacted", "sealed"):
+        if key in result:
+            out[key] = result[key]
+    return out
