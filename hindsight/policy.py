@@ -76,16 +76,17 @@ class Decision:
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
-_CHITCHAT = re.compile(
-    r"(?i)^\W*(?:(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|great|cool|nice|awesome|perfect|lol|haha"
+_CHIT_WORDS = (
+    r"(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|great|cool|nice|awesome|perfect|lol|haha"
     r"|got it|sounds good|good (?:morning|night|evening|afternoon)|bye|see you|cheers|yes|yep|yeah|no worries|np"
-    r"|will do|on it|done|alright|right|hmm+|wow|you're welcome|好的|好|谢谢|多谢|你好|嗯+|哈+|收到|没问题|再见|辛苦了"
-    r"|明白|知道了|可以|行|对|早上好|晚安)(?:[\s,，!！.。~]*(?:so much|a lot|man|again|mate|啦|了|哦|呀|哈))*)"
-    r"[\s!！.。?？~😀-🙏👍🎉]*$"
+    r"|will do|on it|done|alright|right|hmm+|wow|you're welcome|so much|a lot|man|again|mate"
+    r"|好的|好|谢谢|多谢|你好|嗯+|哈+|收到|没问题|再见|辛苦了|明白|知道了|可以|行|对|早上好|晚安|啦|了|哦|呀)"
 )
+_CHITCHAT = re.compile(rf"(?i)^[\W_]*{_CHIT_WORDS}(?:[\s,，!！.。~]*{_CHIT_WORDS})*[\W_]*$")
 _PREFERENCE = re.compile(
     r"(?i)\b(?:i|we)\s+(?:really\s+|much\s+|strongly\s+)?(?:prefer|like|love|hate|dislike|want|would rather|'d rather|"
-    r"don't like|do not like|can't stand|enjoy|favou?r)\b|\bmy (?:favou?rite|preference|preferred)\b"
+    r"don't like|do not like|can't stand|enjoy|favou?r)\b|\b(?:i|we)'d (?:rather|prefer|like)\b"
+    r"|\bmy (?:favou?rite|preference|preferred)\b"
     r"|\bour team (?:uses|prefers)\b|\bwe (?:use|always use|standardi[sz]ed on)\b|\bfrom now on\b"
     r"|\bplease (?:always|never|use|don't|do not|avoid|keep|write|reply|answer|call)\b"
     r"|我(?:更|比较|很|最|一直|还是)?(?:喜欢|偏好|偏爱|习惯|讨厌|不喜欢|希望|想要|倾向)|以后(?:请|都|一律)|请(?:用|使用|不要|别|总是|一直|始终)"
@@ -102,6 +103,15 @@ _CORRECTION = re.compile(
     r"i said .{1,40} not\b|wrong (?:file|branch|version|one)|revert that)\b"
     r"|不对|错了|搞错|我的意思是|应该是|纠正|更正|不是.{1,20}而是|说错"
 )
+
+
+# A question asks, it does not state ("Should we use a dataclass here?"), unless it is a
+# standing request ("Can you use pnpm from now on?").
+_REQUEST = re.compile(r"(?i)\bfrom now on\b|\bplease\b|\bgoing forward\b|以后|今后|请")
+
+
+def _is_question(text: str) -> bool:
+    return text.rstrip().endswith(("?", "？", "吗", "呢"))
 
 
 def _weighted_len(text: str) -> int:
@@ -173,9 +183,10 @@ def should_store(event: Interaction) -> Decision:
     # 2. What the text says.
     if _CORRECTION.search(text):
         return keep("correction", "procedural", 4, outcome="correction")
-    if _PREFERENCE.search(text):
+    asks = _is_question(text)
+    if _PREFERENCE.search(text) and (not asks or _REQUEST.search(text)):
         return keep("preference", "semantic", 4)
-    if _CONSTRAINT.search(text):
+    if _CONSTRAINT.search(text) and not asks:
         return keep("constraint", "semantic", 4)
     if feedback == "positive":
         return keep("positive_feedback", "procedural", 3, outcome="success")
