@@ -1,7 +1,10 @@
 """p50/p95 of store_memory and retrieve_memory through the MCP stdio client, against the
 real `hindsight-server` subprocess on a fresh embedded database.
 
-    python benchmarks/stdio_latency.py [--memories 1000] [--queries 200]
+    python benchmarks/stdio_latency.py [--memories 1000] [--queries 200] [--server PATH]
+
+--server runs another build of the server (e.g. an older commit installed in its own
+virtualenv) so two versions can be compared in the same session on the same machine.
 """
 
 from __future__ import annotations
@@ -31,13 +34,15 @@ async def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--memories", type=int, default=1000)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--server", help="hindsight-server executable (default: the one beside this Python)")
     args = ap.parse_args()
 
     home = tempfile.mkdtemp(prefix="hs-bench-")
     exe = Path(sys.executable).parent / "hindsight-server"
     env = {"HINDSIGHT_HOME": home, "OMP_NUM_THREADS": "1", "HINDSIGHT_LOG_LEVEL": "WARNING",
            "PATH": os.environ.get("PATH", "")}
-    params = StdioServerParameters(command=str(exe if exe.exists() else "hindsight-server"), env=env)
+    command = args.server or str(exe if exe.exists() else "hindsight-server")
+    params = StdioServerParameters(command=command, env=env)
     store_ms, recall_ms = [], []
     try:
         async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
@@ -55,7 +60,7 @@ async def main() -> None:
     finally:
         shutil.rmtree(home, ignore_errors=True)
 
-    print(f"stdio MCP client -> hindsight-server, embedded PostgreSQL, {args.memories} memories")
+    print(f"stdio MCP client -> {command}, embedded PostgreSQL, {args.memories} memories")
     print(f"{'call':<16}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'mean ms':>10}")
     for name, xs in (("store_memory", store_ms), ("retrieve_memory", recall_ms)):
         print(f"{name:<16}{len(xs):>6}{statistics.median(xs):>10.1f}{pct(xs, 95):>10.1f}{statistics.mean(xs):>10.1f}")

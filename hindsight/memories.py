@@ -117,13 +117,14 @@ class Memories:
         vector = await self.embedder.passage(p.content)
         new_id = uuid.uuid4()
 
-        async with self.db.transaction("storing a memory", call, reason) as tx:
-            await tx.fetchval("lock_agent_writes", agent_id)
+        async with self.db.transaction("storing a memory") as tx:
+            await tx.fetchrow("begin_write", agent_id, call, reason)
             targets = await self._targets(tx, agent_id, supersedes, slot)
             if supersedes is not None and slot is None:
                 slot = targets[supersedes]  # the new memory takes over the old one's slot
-            near = await tx.fetch("nearest_current", agent_id, vector, NEIGHBOURS)
-            dup_id = await tx.fetchval("find_exact_duplicate", agent_id, memory_type, p.dedup_key)
+            candidates = await tx.fetch("write_candidates", agent_id, memory_type, p.dedup_key, vector, NEIGHBOURS)
+            dup_id = next((c["id"] for c in candidates if c["exact"]), None)
+            near = [c for c in candidates if not c["exact"]]
             if dup_id is None and p.sealed is None:
                 dup_id = next((n["id"] for n in near if n["memory_type"] == memory_type and not n["sealed"]
                                and (memory_type != "working" or n["session_id"] == session_id)
@@ -231,8 +232,8 @@ class Memories:
                               state["memory_type"], state["session_id"], "from_tool" in state["flags"])
             if new_content is not None:
                 vector = await self.embedder.passage(p.content)
-        async with self.db.transaction("updating a memory", call) as tx:
-            await tx.fetchval("lock_agent_writes", agent_id)
+        async with self.db.transaction("updating a memory") as tx:
+            await tx.fetchrow("begin_write", agent_id, call, None)
             if new_content is not None:
                 twin = await tx.fetchval("find_exact_duplicate", agent_id, state["memory_type"], p.dedup_key)
                 if twin is not None and twin != mid:

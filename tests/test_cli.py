@@ -95,3 +95,22 @@ async def test_cli_errors_are_one_line(db_url, tmp_path):
     assert stored.returncode == 0 and json.loads(stored.stdout)["status"] == "created"
     bad = await run(db_url, "store", "x", "--importance", "7")
     assert bad.returncode == 2 and bad.stderr.strip() == "hindsight store: error: importance: 7 is out of range; allowed: 1 to 5"
+
+
+async def test_import_is_a_restore_no_filter_no_dedup_no_expiry(db_url, tmp_path):
+    """should_store and dedup govern live writes; a restore keeps every record as given."""
+    lines = [{"content": "ok", "timestamp": "2023-01-01T00:00:00Z"},          # chitchat: kept anyway
+             {"content": "Same line twice", "timestamp": "2023-01-02T00:00:00Z", "importance": 1},
+             {"content": "Same line twice", "timestamp": "2023-01-03T00:00:00Z", "importance": 1}]
+    src = tmp_path / "restore.jsonl"
+    src.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    done = await run(db_url, "import", str(src), "--agent", "r")
+    assert done.returncode == 0, done.stderr
+    got = await rows(db_url, "SELECT content, expires_at, dedup_key FROM memories WHERE agent_id = 'r' ORDER BY created_at")
+    assert [r["content"] for r in got] == ["ok", "Same line twice", "Same line twice"]
+    assert all(r["expires_at"] is None and r["dedup_key"] is None for r in got)
+    history = await rows(db_url, "SELECT action, call FROM memory_history WHERE agent_id = 'r'")
+    assert [tuple(h) for h in history] == [("create", "import")] * 3
+    # A live write of the same content afterwards is recognised as a duplicate.
+    again = await run(db_url, "store", "--agent", "r", "--json", "Same line twice")
+    assert json.loads(again.stdout)["status"] == "duplicate", again.stderr

@@ -12,10 +12,12 @@ sealed IS NOT NULL AS sealed
 -- Name the call (and why) for the history rows this transaction's triggers write.
 SELECT set_config('hindsight.call', $1, true), set_config('hindsight.reason', coalesce($2, ''), true);
 
--- name: lock_agent_writes
--- One live write per agent at a time (duplicate, slot and supersession checks must see
--- each other's results). Released at commit. 7401 is hindsight's advisory-lock class.
-SELECT pg_advisory_xact_lock(7401, hashtext($1));
+-- name: begin_write
+-- Start a live write: name the call (and why) for the history rows, and take the agent's
+-- write lock — one live write per agent at a time, so duplicate, slot and supersession
+-- checks see each other's results. Both end at commit. 7401 is hindsight's lock class.
+SELECT set_config('hindsight.call', $2, true), set_config('hindsight.reason', coalesce($3, ''), true),
+       pg_advisory_xact_lock(7401, hashtext($1));
 
 -- name: insert_memory
 -- Write one memory and return it. A live write whose dedup_key is already current
@@ -33,18 +35,24 @@ RETURNING
 
 -- name: find_exact_duplicate
 -- The current memory with this dedup key (expired ones too: storing it again renews it).
-SELECT id, slot FROM memories
+SELECT id FROM memories
 WHERE agent_id = $1 AND memory_type = $2 AND dedup_key = $3 AND invalidated_at IS NULL;
 
--- name: nearest_current
--- The agent's current memories closest to an embedding ($2): near-duplicate and
--- conflict candidates. $3 how many.
-SELECT id, memory_type, session_id, content, slot, sealed IS NOT NULL AS sealed,
-       1 - (embedding <=> $2) AS similarity
-FROM memories
-WHERE agent_id = $1 AND invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-ORDER BY embedding <=> $2
-LIMIT $3;
+-- name: write_candidates
+-- In one round trip: the current memory with the new one's dedup key ($3 in layer $2),
+-- flagged exact, then the agent's current memories closest to its embedding ($4), the
+-- near-duplicate and conflict candidates ($5 of them).
+(SELECT id, memory_type, session_id, content, slot, sealed IS NOT NULL AS sealed,
+        1.0::float8 AS similarity, true AS exact
+ FROM memories
+ WHERE agent_id = $1 AND memory_type = $2 AND dedup_key = $3 AND invalidated_at IS NULL)
+UNION ALL
+(SELECT id, memory_type, session_id, content, slot, sealed IS NOT NULL AS sealed,
+        1 - (embedding <=> $4) AS similarity, false AS exact
+ FROM memories
+ WHERE agent_id = $1 AND invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+ ORDER BY embedding <=> $4
+ LIMIT $5);
 
 -- name: slot_holder
 -- The current memory in a slot, if any.
