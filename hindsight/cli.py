@@ -62,6 +62,76 @@ def cmd_store(args, settings: Settings) -> int:
     return 0
 
 
+def _now(value: str | None):
+    from datetime import datetime, timezone
+
+    from . import validate as v
+
+    return v.timestamp("--now", value) if value else datetime.now(timezone.utc)
+
+
+def cmd_maintain(args, settings: Settings) -> int:
+    from .maintenance import Maintenance
+
+    url = bootstrap.prepare(settings)
+    now = _now(args.now)
+
+    async def run() -> dict[str, Any]:
+        async with _opened(settings, url) as (db, embedder):
+            memories = Memories(db, AsyncEmbedder(embedder), WritePolicy.from_settings(settings))
+            return await Maintenance(db, memories).run(now, dry_run=args.dry_run, trigger="cli")
+
+    report = asyncio.run(run())
+    print(json.dumps(report, ensure_ascii=False, default=str, indent=None if args.json else 2))
+    if report["status"] == "skipped":
+        print("hindsight maintain: another maintenance run is in progress; nothing done", file=sys.stderr)
+    return 0
+
+
+def cmd_scheduler(args, settings: Settings) -> int:
+    from .scheduling import serve
+
+    url = bootstrap.prepare(settings)
+    asyncio.run(serve(settings, url))
+    return 0
+
+
+def cmd_restore(args, settings: Settings) -> int:
+    from .maintenance import restore
+
+    url = bootstrap.prepare(settings)
+
+    async def run() -> dict[str, Any]:
+        db = await Database.open(url, max_size=2)
+        try:
+            return await restore(db, args.agent or settings.agent_id, args.memory_id, _now(None))
+        finally:
+            await db.close()
+
+    print(json.dumps(asyncio.run(run())))
+    return 0
+
+
+def cmd_stats(args, settings: Settings) -> int:
+    from .stats import collect, render
+
+    url = bootstrap.prepare(settings)
+
+    async def run() -> dict[str, Any]:
+        db = await Database.open(url, max_size=2)
+        try:
+            return await collect(db, args.agent, _now(None))
+        finally:
+            await db.close()
+
+    data = asyncio.run(run())
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, default=str))
+    else:
+        render(data)
+    return 0
+
+
 def cmd_keygen(args, settings: Settings) -> int:
     from cryptography.fernet import Fernet
 
@@ -231,6 +301,25 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
     s.add_argument("--batch-size", type=int, default=64, help="memories embedded and written together")
     s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("maintain", help="run the maintenance job once (decay, archive, consolidation)")
+    s.add_argument("--now", help="act as if it were this ISO 8601 time")
+    s.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
+    s.add_argument("--json", action="store_true", help="the report on one line")
+    s.set_defaults(func=cmd_maintain)
+
+    s = sub.add_parser("scheduler", help="run the maintenance job on HINDSIGHT_MAINTENANCE_CRON (default 03:00)")
+    s.set_defaults(func=cmd_scheduler)
+
+    s = sub.add_parser("restore", help="bring a memory back from the archive")
+    s.add_argument("memory_id")
+    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    s.set_defaults(func=cmd_restore)
+
+    s = sub.add_parser("stats", help="counts by agent, type and state; decay histogram; last runs")
+    s.add_argument("--agent", help="only this agent")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_stats)
 
     s = sub.add_parser("keygen", help="print a new HINDSIGHT_ENCRYPTION_KEY")
     s.set_defaults(func=cmd_keygen)

@@ -33,6 +33,7 @@ class Settings:
     encryption_key: str | None = None     # Fernet key(s); None: secrets are redacted, not kept
     dedup_threshold: float = DEFAULT_THRESHOLD
     conflict_threshold: float = DEFAULT_CONFLICT_THRESHOLD
+    maintenance_cron: str = "0 3 * * *"
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
@@ -65,6 +66,8 @@ class Settings:
         if conflict > dedup:
             raise ConfigError(f"HINDSIGHT_CONFLICT_THRESHOLD={conflict} must not exceed "
                               f"HINDSIGHT_DEDUP_THRESHOLD={dedup}")
+        cron = (env.get("HINDSIGHT_MAINTENANCE_CRON") or "0 3 * * *").strip()
+        cron_trigger(cron)  # a bad expression fails at startup
         home = Path(env["HINDSIGHT_HOME"]).expanduser() if env.get("HINDSIGHT_HOME") else default_home()
         return cls(
             database_url=url,
@@ -79,7 +82,19 @@ class Settings:
             encryption_key=key,
             dedup_threshold=dedup,
             conflict_threshold=conflict,
+            maintenance_cron=cron,
         )
+
+
+def cron_trigger(expression: str):
+    """An APScheduler CronTrigger for a five-field cron expression, or a ConfigError."""
+    from apscheduler.triggers.cron import CronTrigger
+
+    try:
+        return CronTrigger.from_crontab(expression)
+    except ValueError as exc:
+        raise ConfigError(f"HINDSIGHT_MAINTENANCE_CRON={expression!r} is not a cron expression "
+                          f"(five fields: minute hour day month weekday, e.g. '0 3 * * *'): {exc}") from None
 
 
 def _fraction(env, name: str, default: float) -> float:

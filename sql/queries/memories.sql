@@ -5,8 +5,8 @@
 -- Fragment: a memory as the tools return it (the sealed original is never among them).
 id, agent_id, session_id, memory_type, content, metadata, tags, importance, access_count,
 decay_score, created_at, stored_at, updated_at, last_accessed, expires_at, invalidated_at,
-invalidation_reason, invalidated_by, shared, slot, flags, reinforce_count,
-sealed IS NOT NULL AS sealed
+invalidation_reason, invalidated_by, shared, slot, flags, reinforce_count, strength,
+consolidated_into, sealed IS NOT NULL AS sealed
 
 -- name: call_context
 -- Name the call (and why) for the history rows this transaction's triggers write.
@@ -24,9 +24,10 @@ SELECT set_config('hindsight.call', $2, true), set_config('hindsight.reason', co
 -- inserts nothing (the unique index decides, even between concurrent writers).
 INSERT INTO memories (agent_id, id, session_id, memory_type, content, content_hash, embedding,
                       search_vector, metadata, tags, importance, created_at, expires_at, shared,
-                      dedup_key, slot, flags, sealed, decay_score)
+                      dedup_key, slot, flags, sealed, decay_score, strength)
 VALUES ($1, COALESCE($2, gen_random_uuid()), $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10,
-        $11, COALESCE($12, now()), $13, $14, $15, $16, COALESCE($17::text[], '{}'), $18, COALESCE($19::real, 1.0))
+        $11, COALESCE($12, now()), $13, $14, $15, $16, COALESCE($17::text[], '{}'), $18, COALESCE($19::real, 1.0),
+        COALESCE($19::real, 1.0))
 ON CONFLICT (agent_id, memory_type, dedup_key) WHERE dedup_key IS NOT NULL AND invalidated_at IS NULL
 DO NOTHING
 RETURNING
@@ -68,6 +69,7 @@ SET reinforce_count = reinforce_count + 1,
     importance      = greatest(importance, $3),
     expires_at      = CASE WHEN expires_at IS NULL OR $4::timestamptz IS NULL THEN NULL
                            ELSE greatest(expires_at, $4) END,
+    strength        = greatest(strength, $5),
     decay_score     = greatest(decay_score, $5),
     slot            = COALESCE($6, slot),
     updated_at      = now()

@@ -146,8 +146,10 @@ WHERE id = ANY($2) AND (agent_id = $1 OR shared);
 
 -- name: record_access
 -- Recall's bookkeeping, batched and off the latency path (a HOT update: no index changes).
--- $2 ids, $3 how often each was returned, $4 when.
+-- $2 ids, $3 how often each was returned, $4 when. Being recalled restores strength at
+-- once (hindsight_decay at zero days since access), so a fading memory recovers.
 UPDATE memories m
-SET access_count = m.access_count + a.n, last_accessed = greatest(m.last_accessed, $4)
+SET access_count = m.access_count + a.n, last_accessed = greatest(m.last_accessed, $4),
+    decay_score = greatest(m.decay_score, least(1.0, m.strength + least(0.1 * (m.access_count + a.n), 0.5)))
 FROM unnest($2::uuid[], $3::int[]) AS a(id, n)
 WHERE m.agent_id = $1 AND m.id = a.id;

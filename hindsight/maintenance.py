@@ -1,0 +1,188 @@
+"""The maintenance job: decay, archive, consolidation — one run, recorded.
+
+Run by `hindsight maintain` (cron) or the scheduler (APScheduler, nightly). A PostgreSQL
+advisory lock lets one run work at a time across every process; a run that finds the
+lock taken is recorded as skipped. Every run reconciles counts: rows live + archived
+before equal rows live + archived after, plus what consolidation created.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from . import consolidation, queries
+from .db import Database, translated
+from .memories import Memories
+
+log = logging.getLogger(__name__)
+
+DECAY_LAMBDA = 0.05              # per day: a half-life of about 14 days at importance 2
+MIN_RECALL_DECAY = 0.3           # recall's default min_decay_score: below it a memory sinks
+PAGES_PER_BATCH = 2000           # decay commits every this many heap pages
+ARCHIVE_BATCH = 5000
+
+
+@dataclass(frozen=True)
+class MaintenanceConfig:
+    decay_lambda: float = DECAY_LAMBDA
+    archive_superseded_after: timedelta = timedelta(days=90)
+    consolidate_window: timedelta = timedelta(days=30)
+    consolidate_threshold: float = consolidation.DEFAULT_THRESHOLD
+    consolidate_min_size: int = consolidation.MIN_CLUSTER
+    pages_per_batch: int = PAGES_PER_BATCH
+
+
+class Maintenance:
+    def __init__(self, db: Database, memories: Memories | None, config: MaintenanceConfig | None = None):
+        self.db = db
+        self.memories = memories  # consolidation writes through the normal write path
+        self.config = config or MaintenanceConfig()
+
+    async def run(self, now: datetime, *, dry_run: bool = False, trigger: str = "cli") -> dict[str, Any]:
+        """One run. Returns its report; raises (after recording the failure) on error."""
+        async with translated("maintenance"), self.db.pool.acquire() as lock_conn:
+            if not await lock_conn.fetchval(queries.get("maintenance_try_lock")):
+                run_id = await self.db.fetchval("run_start", now, dry_run, trigger, "skipped")
+                report = {"status": "skipped", "reason": "another maintenance run holds the lock", "run": run_id}
+                await self.db.fetchval("run_finish", run_id, "skipped", report, None)
+                return report
+            try:
+                run_id = await self.db.fetchval("run_start", now, dry_run, trigger, "running")
+                report: dict[str, Any] = {"run": run_id, "as_of": now.isoformat(), "dry_run": dry_run,
+                                          "config": _config_json(self.config)}
+                try:
+                    before = dict(await self.db.fetchrow("counts"))
+                    started = time.perf_counter()
+                    report["decay"] = await self.decay(now, dry_run)
+                    report["archive"] = await self.archive(now, dry_run)
+                    report["consolidation"] = await self.consolidate(now, dry_run)
+                    after = dict(await self.db.fetchrow("counts"))
+                    created = report["consolidation"].get("created", 0)
+                    report["counts"] = {"before": before, "after": after,
+                                        "reconciled": before["live"] + before["archived"] + created
+                                        == after["live"] + after["archived"]}
+                    report["seconds"] = round(time.perf_counter() - started, 2)
+                    report["status"] = "succeeded"
+                    await self.db.fetchval("run_finish", run_id, "succeeded", report, None)
+                    return report
+                except Exception as exc:
+                    await self.db.fetchval("run_finish", run_id, "failed", report, f"{type(exc).__name__}: {exc}")
+                    raise
+            finally:
+                await lock_conn.fetchval(queries.get("maintenance_unlock"))
+
+    async def decay(self, now: datetime, dry_run: bool) -> dict[str, Any]:
+        lam = self.config.decay_lambda
+        preview = dict(await self.db.fetchrow("decay_preview", now, lam, MIN_RECALL_DECAY))
+        if dry_run:
+            return {"would_change": preview["changed"], "sinking_below": preview["sinking"],
+                    "recovering": preview["recovering"], "threshold": MIN_RECALL_DECAY}
+        started = time.perf_counter()
+        pages = await self.db.fetchval("table_pages")
+        step = self.config.pages_per_batch
+        changed = 0
+        sql = queries.get("decay_pages")
+        async with translated("decay"), self.db.pool.acquire() as conn:
+            for first in range(0, pages + 1, step):
+                status = await conn.execute(sql, now, lam, (first, 0), (first + step, 0))
+                changed += int(status.split()[-1])
+        return {"changed": changed, "sank_below": preview["sinking"], "recovered": preview["recovering"],
+                "threshold": MIN_RECALL_DECAY, "pages": pages, "seconds": round(time.perf_counter() - started, 2)}
+
+    async def archive(self, now: datetime, dry_run: bool) -> dict[str, Any]:
+        after = self.config.archive_superseded_after
+        if dry_run:
+            preview = dict(await self.db.fetchrow("archive_preview", now, after))
+            return {"would_archive_expired": preview["expired"], "would_archive_superseded": preview["superseded"]}
+        moved = {"expired": 0, "superseded": 0}
+        sql = queries.get("archive_batch")
+        for kind in ("superseded", "expired"):
+            while True:
+                async with self.db.transaction("archiving", "maintain", f"archive: {kind}") as tx:
+                    await tx.conn.execute("SELECT set_config('hindsight.action', 'archive', true)")
+                    status = await tx.conn.execute(sql, now, after, kind, ARCHIVE_BATCH)
+                n = int(status.split()[-1])
+                moved[kind] += n
+                if n == 0:
+                    break
+        return {"archived_expired": moved["expired"], "archived_superseded": moved["superseded"]}
+
+    async def consolidate(self, now: datetime, dry_run: bool) -> dict[str, Any]:
+        window = (now - self.config.consolidate_window, now)
+        agents = [r["agent_id"] for r in await self.db.fetch("agents_with_episodes", *window)]
+        found, created, reinforced, sources = [], 0, 0, 0
+        for agent in agents:
+            rows = await self.db.fetch("consolidation_candidates", agent, *window, consolidation.MAX_CANDIDATES)
+            for cluster in consolidation.clusters(rows, self.config.consolidate_threshold,
+                                                  self.config.consolidate_min_size):
+                summary = consolidation.summarise(cluster)
+                found.append({"agent_id": agent, "size": len(cluster.members), "content": summary.content})
+                if dry_run or self.memories is None:
+                    continue
+                result = await self.memories.store(
+                    agent, summary.content, memory_type="semantic", importance=summary.importance,
+                    metadata=summary.metadata, call="maintain", reason="consolidation")
+                created += result["status"] == "created"
+                reinforced += result["status"] == "duplicate"
+                new_id = result["id"]
+                async with self.db.transaction("consolidating", "maintain", "consolidated") as tx:
+                    status = await tx.conn.execute(queries.get("mark_consolidated"), agent,
+                                                   [m["id"] for m in cluster.members], _uuid(new_id))
+                sources += int(status.split()[-1])
+        out: dict[str, Any] = {"clusters": len(found), "examples": found[:5]}
+        if not dry_run:
+            out.update(created=created, reinforced=reinforced, sources_marked=sources)
+        return out
+
+
+def _uuid(value: str):
+    import uuid
+
+    return uuid.UUID(value)
+
+
+def _config_json(config: MaintenanceConfig) -> dict[str, Any]:
+    out = asdict(config)
+    for key, value in out.items():
+        if isinstance(value, timedelta):
+            out[key] = f"{value.days} days"
+    return json.loads(json.dumps(out))
+
+
+async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime) -> dict[str, Any]:
+    """Bring one memory back from the archive. An expired one gets a fresh lifetime from its
+    importance; a superseded one comes back as history (still invalidated)."""
+    from . import policy, validate as v
+    from .errors import InvalidInput, NotFound
+
+    agent_id = v.agent_id(agent_id)
+    mid = v.memory_id(memory_id)
+    row = await db.fetchrow("archived_memory", agent_id, mid)
+    if row is None:
+        raise NotFound("memory_id", f"{mid} in the archive", agent_id)
+    expires = row["expires_at"]
+    if row["invalidated_at"] is None and expires is not None and expires <= now:
+        expires = policy.expires_at(row["importance"], row["memory_type"], None, now)
+    async with db.transaction("restoring a memory", "restore", f"restored from archive ({row['archive_reason']})") as tx:
+        await tx.conn.execute("SELECT set_config('hindsight.action', 'restore', true)")
+        if row["invalidated_at"] is None:
+            await tx.fetchrow("begin_write", agent_id, "restore", f"restored from archive ({row['archive_reason']})")
+            if row["dedup_key"] is not None:
+                twin = await tx.fetchval("find_exact_duplicate", agent_id, row["memory_type"], row["dedup_key"])
+                if twin is not None:
+                    raise InvalidInput("memory_id", f"memory {twin} holds the same content now; restoring {mid} "
+                                                    "would duplicate it")
+            if row["slot"] is not None:
+                holder = await tx.fetchval("slot_holder", agent_id, row["slot"])
+                if holder is not None:
+                    raise InvalidInput("memory_id", f"slot {row['slot']!r} is held by memory {holder} now; "
+                                                    "invalidate it first or restore as history")
+        restored = await tx.fetchval("restore_memory", agent_id, mid, expires)
+    return {"restored": str(restored), "reason": row["archive_reason"],
+            "expires_at": expires.isoformat() if expires else None,
+            "current": row["invalidated_at"] is None}

@@ -1,0 +1,139 @@
+-- The maintenance job (hindsight/maintenance.py): decay, archive, consolidation, runs.
+-- Decay and archive are set-based and batched: no row-by-row work in Python.
+
+-- name: maintenance_try_lock
+-- One maintenance run at a time across every process (released when the run ends).
+SELECT pg_try_advisory_lock(7402);
+
+-- name: maintenance_unlock
+SELECT pg_advisory_unlock(7402);
+
+-- name: run_start
+INSERT INTO maintenance_runs (as_of, dry_run, trigger, status)
+VALUES ($1, $2, $3, $4)
+RETURNING id;
+
+-- name: run_finish
+UPDATE maintenance_runs
+SET finished_at = clock_timestamp(), status = $2, report = $3, error = $4
+WHERE id = $1;
+
+-- name: recent_runs
+SELECT id, started_at, finished_at, as_of, dry_run, trigger, status, report, error
+FROM maintenance_runs ORDER BY id DESC LIMIT $1;
+
+-- name: table_pages
+-- How many heap pages memories has: decay walks them in ranges.
+SELECT (pg_relation_size('memories') / current_setting('block_size')::int)::int;
+
+-- name: decay_pages
+-- Recompute decay_score (hindsight_decay, see sql/migrations/0004_maintenance.sql) for the
+-- current memories on heap pages [$3, $4), writing only rows whose score changes.
+-- $1 the moment, $2 λ. A HOT update: decay_score is in no index.
+UPDATE memories
+SET decay_score = hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2)
+WHERE ctid >= $3::tid AND ctid < $4::tid
+  AND invalidated_at IS NULL
+  AND decay_score <> hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2);
+
+-- name: decay_preview
+-- What decay would change at $1 with λ $2, without changing it.
+SELECT count(*) FILTER (WHERE d <> decay_score) AS changed,
+       count(*) FILTER (WHERE d < $3 AND decay_score >= $3) AS sinking,
+       count(*) FILTER (WHERE d >= $3 AND decay_score < $3) AS recovering
+FROM (SELECT decay_score,
+             hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2) AS d
+      FROM memories WHERE invalidated_at IS NULL) s;
+
+-- name: archive_batch
+-- Move up to $4 memories to the archive: $3 = 'expired' (expires_at passed by $1) or
+-- 'superseded' (invalidated more than $2 ago). A memory that an unarchived memory still
+-- names as its replacement waits for that one, so supersession chains move together.
+WITH picked AS (
+    SELECT agent_id, id FROM memories m
+    WHERE CASE WHEN $3 = 'expired' THEN m.expires_at <= $1 AND m.invalidated_at IS NULL
+               ELSE m.invalidated_at <= $1 - $2::interval END
+      AND NOT EXISTS (SELECT 1 FROM memories r WHERE r.agent_id = m.agent_id AND r.invalidated_by = m.id)
+    ORDER BY agent_id, id
+    LIMIT $4
+    FOR UPDATE SKIP LOCKED
+), moved AS (
+    DELETE FROM memories m USING picked p
+    WHERE m.agent_id = p.agent_id AND m.id = p.id
+    RETURNING m.*
+)
+INSERT INTO memories_archive
+SELECT (jsonb_populate_record(NULL::memories_archive,
+        to_jsonb(moved) || jsonb_build_object('archived_at', $1, 'archive_reason', $3))).*
+FROM moved;
+
+-- name: archive_preview
+SELECT count(*) FILTER (WHERE expires_at <= $1 AND invalidated_at IS NULL) AS expired,
+       count(*) FILTER (WHERE invalidated_at <= $1 - $2::interval) AS superseded
+FROM memories;
+
+-- name: archived_memory
+SELECT id, agent_id, content, memory_type, importance, expires_at, invalidated_at, archive_reason,
+       archived_at, dedup_key, slot
+FROM memories_archive WHERE agent_id = $1 AND id = $2;
+
+-- name: restore_memory
+-- Move one memory back from the archive; $3 replaces expires_at (an expired memory
+-- brought back gets a fresh lifetime). Returns its id.
+WITH moved AS (
+    DELETE FROM memories_archive WHERE agent_id = $1 AND id = $2 RETURNING *
+)
+INSERT INTO memories
+SELECT (jsonb_populate_record(NULL::memories,
+        to_jsonb(moved) - 'archived_at' - 'archive_reason' || jsonb_build_object('expires_at', $3::timestamptz))).*
+FROM moved
+RETURNING id;
+
+-- name: counts
+-- Live and archived rows, for the run's reconciliation.
+SELECT (SELECT count(*) FROM memories) AS live, (SELECT count(*) FROM memories_archive) AS archived;
+
+-- name: consolidation_candidates
+-- Current episodic memories of one agent from the window [$2, $3) not yet consolidated.
+SELECT id, content, embedding, metadata, importance, created_at, session_id
+FROM memories
+WHERE agent_id = $1 AND memory_type = 'episodic' AND invalidated_at IS NULL
+  AND consolidated_into IS NULL AND created_at >= $2 AND created_at < $3
+  AND (expires_at IS NULL OR expires_at > $3)
+ORDER BY created_at DESC
+LIMIT $4;
+
+-- name: agents_with_episodes
+SELECT DISTINCT agent_id FROM memories
+WHERE memory_type = 'episodic' AND invalidated_at IS NULL AND consolidated_into IS NULL
+  AND created_at >= $1 AND created_at < $2;
+
+-- name: mark_consolidated
+UPDATE memories SET consolidated_into = $3
+WHERE agent_id = $1 AND id = ANY($2) AND consolidated_into IS NULL;
+
+-- name: stats_by_state
+-- Counts by agent, type and state at $1.
+SELECT agent_id, memory_type,
+       count(*) FILTER (WHERE invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > $1)) AS current,
+       count(*) FILTER (WHERE invalidated_at IS NOT NULL) AS invalidated,
+       count(*) FILTER (WHERE invalidated_at IS NULL AND expires_at <= $1) AS expired,
+       count(*) FILTER (WHERE consolidated_into IS NOT NULL) AS consolidated,
+       count(*) FILTER (WHERE invalidated_at IS NULL AND decay_score < $2) AS faded,
+       count(*) FILTER (WHERE flags @> '{needs_review}') AS needs_review
+FROM memories
+WHERE ($3::text IS NULL OR agent_id = $3)
+GROUP BY agent_id, memory_type
+ORDER BY agent_id, memory_type;
+
+-- name: stats_archived
+SELECT agent_id, archive_reason, count(*) AS n FROM memories_archive
+WHERE ($1::text IS NULL OR agent_id = $1)
+GROUP BY agent_id, archive_reason ORDER BY agent_id, archive_reason;
+
+-- name: stats_decay_histogram
+-- Current memories by decay_score in tenths.
+SELECT least(floor(decay_score * 10), 9)::int AS bucket, count(*) AS n
+FROM memories
+WHERE invalidated_at IS NULL AND ($1::text IS NULL OR agent_id = $1)
+GROUP BY 1 ORDER BY 1;

@@ -1,0 +1,184 @@
+"""The maintenance job on a real database: decay, archive and restore, consolidation,
+concurrent runs, the scheduler, stats."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import anyio
+import pytest
+
+from hindsight import migrate, queries
+from hindsight.config import Settings
+from hindsight.errors import ConfigError, InvalidInput
+from hindsight.maintenance import Maintenance, restore
+from hindsight.scheduling import build
+
+from test_cli import run as cli
+
+
+def at(days: float) -> datetime:
+    return datetime.now(timezone.utc) + timedelta(days=days)
+
+
+async def decay_of(db, mid: str) -> float:
+    return await db.pool.fetchval("SELECT decay_score FROM memories WHERE id = $1", uuid.UUID(mid))
+
+
+async def test_decay_follows_the_formula_is_idempotent_and_recovers_on_access(db, memories, recall):
+    m = (await memories.store("a", "The staging cluster runs in eu-west-1", importance=2))["id"]
+    keep = (await memories.store("a", "The user's name is Ada", importance=5))["id"]
+    job = Maintenance(db, memories)
+    r1 = await job.run(at(10))
+    assert r1["status"] == "succeeded" and r1["decay"]["changed"] >= 1
+    assert await decay_of(db, m) == pytest.approx(math.exp(-0.05 * 10), abs=0.002)
+    assert await decay_of(db, keep) == 1.0                      # importance 5 does not decay
+    r2 = await job.run(at(10))                                  # the same day again
+    assert r2["decay"]["changed"] == 0 and await decay_of(db, m) == pytest.approx(math.exp(-0.5), abs=0.002)
+    await job.run(at(25))                                      # before it expires (30 days)
+    assert await decay_of(db, m) < 0.3
+    assert (await recall.retrieve("a", "where does the staging cluster run?"))["memories"][0]["id"] != m
+    hits = await recall.retrieve("a", "where does the staging cluster run?", min_decay_score=0)
+    assert hits["memories"][0]["id"] == m                       # sunk, not gone
+    await db.fetch("record_access", "a", [uuid.UUID(m)], [1], datetime.now(timezone.utc))
+    assert await decay_of(db, m) == pytest.approx(1.0)          # recalled: strength back
+
+
+async def test_dry_run_changes_nothing_and_runs_are_recorded(db, memories):
+    await memories.store("a", "Short-lived note about the build", importance=1)
+    before = await db.pool.fetch("SELECT id, decay_score FROM memories ORDER BY id")
+    report = await Maintenance(db, memories).run(at(40), dry_run=True)
+    assert report["decay"]["would_change"] == 1 and report["archive"]["would_archive_expired"] == 1
+    assert await db.pool.fetch("SELECT id, decay_score FROM memories ORDER BY id") == before
+    runs = await db.pool.fetch("SELECT status, dry_run, report FROM maintenance_runs")
+    assert [(r["status"], r["dry_run"]) for r in runs] == [("succeeded", True)]
+
+
+async def test_archive_and_restore_round_trip_with_reconciled_counts(db, memories, recall):
+    brief = (await memories.store("a", "Temporary VPN password rotation notice", importance=1))["id"]
+    old = (await memories.store("a", "Deploys go out on Fridays", slot="schedule:deploy"))["id"]
+    new = (await memories.store("a", "Deploys go out on Thursdays", slot="schedule:deploy"))["id"]
+    await memories.store("a", "The user prefers polars", importance=5)
+    await db.pool.execute("UPDATE memories SET invalidated_at = now() - interval '100 days' WHERE id = $1",
+                          uuid.UUID(old))
+    report = await Maintenance(db, memories).run(at(8))
+    assert report["archive"] == {"archived_expired": 1, "archived_superseded": 1}
+    counts = report["counts"]
+    assert counts["reconciled"] and counts["before"]["live"] == 4 and counts["after"] == {"live": 2, "archived": 2}
+    assert await db.pool.fetchval("SELECT count(*) FROM memories_archive") == 2
+    history = await memories.history("a", brief)
+    assert history[-1]["action"] == "archive" and history[0]["content"]  # archived, not forgotten
+
+    back = await restore(db, "a", brief, datetime.now(timezone.utc))
+    assert back["current"] and datetime.fromisoformat(back["expires_at"]) > datetime.now(timezone.utc)
+    assert (await memories.history("a", brief))[-1]["action"] == "restore"
+    hits = await recall.retrieve("a", "VPN password rotation")
+    assert hits["memories"][0]["id"] == brief
+    superseded = await restore(db, "a", old, datetime.now(timezone.utc))
+    assert not superseded["current"]
+    got = await memories.get("a", old)
+    assert got["invalidated_by"] == new and got["content"] == "Deploys go out on Fridays"
+    assert await db.pool.fetchval("SELECT count(*) FROM memories") == 4
+    with pytest.raises(Exception, match="in the archive"):
+        await restore(db, "a", old, datetime.now(timezone.utc))
+
+
+async def test_restore_refuses_to_duplicate_a_current_memory(db, memories):
+    first = (await memories.store("a", "Use ruff", importance=1))["id"]
+    await Maintenance(db, memories).run(at(8))
+    await memories.store("a", "Use ruff")
+    with pytest.raises(InvalidInput, match="holds the same content"):
+        await restore(db, "a", first, datetime.now(timezone.utc))
+    assert await db.pool.fetchval("SELECT count(*) FROM memories_archive") == 1
+
+
+EPISODES = [
+    "ImportError: no module named requests — fixed by activating the venv",
+    "ImportError for requests again; activating the virtualenv fixed it",
+    "Got ImportError: No module named 'requests', the venv was not activated; activating it fixed it",
+    "ImportError no module named requests, solved by activating the venv first",
+    "Again ImportError (requests) — the venv was not active; source .venv/bin/activate fixed it",
+]
+
+
+async def test_consolidation_folds_similar_episodes_once(db, memories):
+    ids = [(await memories.store("a", text, memory_type="episodic", metadata={"tools_used": ["pip"]}))["id"]
+           for text in EPISODES]
+    other = (await memories.store("a", "Lunch with the design team on Tuesday"))["id"]
+    job = Maintenance(db, memories)
+    report = await job.run(at(0.01))
+    assert report["consolidation"]["created"] == 1 and report["consolidation"]["sources_marked"] >= 3
+    semantic = await db.pool.fetch("SELECT id, content, metadata FROM memories WHERE memory_type = 'semantic'")
+    assert len(semantic) == 1
+    summary = semantic[0]
+    assert summary["content"].startswith("Recurring (") and "ImportError" in summary["content"]
+    meta = json.loads(summary["metadata"]) if isinstance(summary["metadata"], str) else summary["metadata"]
+    linked = await db.pool.fetch("SELECT id FROM memories WHERE consolidated_into = $1", summary["id"])
+    assert {str(r["id"]) for r in linked} == set(meta["consolidated_from"]) <= set(ids)
+    assert meta["tools_used"] == ["pip"]
+    assert await db.pool.fetchval("SELECT consolidated_into FROM memories WHERE id = $1", uuid.UUID(other)) is None
+    again = await job.run(at(0.02))
+    assert again["consolidation"]["clusters"] == 0
+    assert await db.pool.fetchval("SELECT count(*) FROM memories WHERE memory_type = 'semantic'") == 1
+
+
+async def test_concurrent_runs_do_the_work_once(db, db_url, memories):
+    for n in range(6):
+        await memories.store("a", f"Fact {n} about the billing service", importance=2, memory_type="semantic")
+    job = Maintenance(db, memories)
+    # A run that finds the lock taken is recorded as skipped and does nothing.
+    async with db.pool.acquire() as holder:
+        assert await holder.fetchval(queries.get("maintenance_try_lock"))
+        skipped = await job.run(at(5))
+        await holder.fetchval(queries.get("maintenance_unlock"))
+    assert skipped["status"] == "skipped"
+    # Two processes at once: however they overlap, the decay happens once.
+    when = at(5).isoformat()
+    a, b = await asyncio.gather(cli(db_url, "maintain", "--json", "--now", when),
+                                cli(db_url, "maintain", "--json", "--now", when))
+    assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stderr)
+    reports = [json.loads(a.stdout), json.loads(b.stdout)]
+    changed = sum(r["decay"]["changed"] for r in reports if r["status"] == "succeeded")
+    assert changed == 6
+    statuses = await db.pool.fetch("SELECT status FROM maintenance_runs ORDER BY id")
+    assert [r["status"] for r in statuses][0] == "skipped"
+
+
+async def test_scheduler_job_is_configured_and_runs_the_job(db, memories):
+    scheduler = build(Maintenance(db, memories), "0 3 * * *")
+    job = scheduler.get_job("maintenance")
+    assert job.coalesce is True and job.max_instances == 1
+    assert str(job.trigger) == "cron[month='*', day='*', day_of_week='*', hour='3', minute='0']"
+    await job.func()
+    assert await db.pool.fetchval("SELECT trigger FROM maintenance_runs") == "scheduler"
+    with pytest.raises(ConfigError, match="HINDSIGHT_MAINTENANCE_CRON"):
+        Settings.from_env({"HINDSIGHT_MAINTENANCE_CRON": "every night"})
+
+
+async def test_stats_and_maintain_cli(db_url, memories):
+    await memories.store("a", "Fact about stats", importance=1)
+    done = await cli(db_url, "maintain", "--json", "--now", at(8).isoformat())
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["status"] == "succeeded" and report["archive"]["archived_expired"] == 1
+    stats = await cli(db_url, "stats", "--json")
+    data = json.loads(stats.stdout)
+    assert data["archived"] == [{"agent_id": "a", "archive_reason": "expired", "n": 1}]
+    assert data["runs"][0]["status"] == "succeeded"
+    table = await cli(db_url, "stats")
+    assert table.returncode == 0 and "last maintenance runs" in table.stdout
+    bad = await cli(db_url, "maintain", "--now", "yesterday")
+    assert bad.returncode == 2 and "--now" in bad.stderr
+
+
+async def test_migrations_go_down_and_up_again(db_url):
+    from alembic import command
+
+    await anyio.to_thread.run_sync(lambda: command.downgrade(migrate._config(db_url), "0002"))
+    assert await migrate.current(db_url) == "0002"
+    await anyio.to_thread.run_sync(migrate.upgrade, db_url)
+    assert await migrate.current(db_url) == migrate.head()
