@@ -183,6 +183,7 @@ async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime) ->
                     raise InvalidInput("memory_id", f"slot {row['slot']!r} is held by memory {holder} now; "
                                                     "invalidate it first or restore as history")
         restored = await tx.fetchval("restore_memory", agent_id, mid, expires)
+        await tx.fetchval("restore_state", agent_id, mid, row["decay_score"], row["access_count"], row["last_accessed"])
     return {"restored": str(restored), "reason": row["archive_reason"],
             "expires_at": expires.isoformat() if expires else None,
             "current": row["invalidated_at"] is None}

@@ -136,6 +136,7 @@ class Memories:
                 await tx.fetchrow("invalidate_memory", agent_id, old, f"superseded by {keep_id}", keep_id)
             if dup_id is not None:
                 row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires, p.strength, slot)
+                await tx.fetchval("reinforce_state", agent_id, dup_id)
             else:
                 row = await tx.fetchrow(
                     "insert_memory", agent_id, new_id, session_id, memory_type, p.content,
@@ -145,6 +146,7 @@ class Memories:
                     dup_id = keep_id = await tx.fetchval("find_exact_duplicate", agent_id, memory_type, p.dedup_key)
                     row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires,
                                             p.strength, slot)
+                    await tx.fetchval("reinforce_state", agent_id, dup_id)
 
         result: dict[str, Any] = {"id": str(row["id"])}
         if superseded:

@@ -26,7 +26,7 @@ def at(days: float) -> datetime:
 
 
 async def decay_of(db, mid: str) -> float:
-    return await db.pool.fetchval("SELECT decay_score FROM memories WHERE id = $1", uuid.UUID(mid))
+    return await db.pool.fetchval("SELECT decay_score FROM memory_state WHERE id = $1", uuid.UUID(mid))
 
 
 async def test_decay_follows_the_formula_is_idempotent_and_recovers_on_access(db, memories, recall):
@@ -50,10 +50,10 @@ async def test_decay_follows_the_formula_is_idempotent_and_recovers_on_access(db
 
 async def test_dry_run_changes_nothing_and_runs_are_recorded(db, memories):
     await memories.store("a", "Short-lived note about the build", importance=1)
-    before = await db.pool.fetch("SELECT id, decay_score FROM memories ORDER BY id")
+    before = await db.pool.fetch("SELECT id, decay_score FROM memory_state ORDER BY id")
     report = await Maintenance(db, memories).run(at(40), dry_run=True)
     assert report["decay"]["would_change"] == 1 and report["archive"]["would_archive_expired"] == 1
-    assert await db.pool.fetch("SELECT id, decay_score FROM memories ORDER BY id") == before
+    assert await db.pool.fetch("SELECT id, decay_score FROM memory_state ORDER BY id") == before
     runs = await db.pool.fetch("SELECT status, dry_run, report FROM maintenance_runs")
     assert [(r["status"], r["dry_run"]) for r in runs] == [("succeeded", True)]
 

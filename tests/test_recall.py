@@ -109,7 +109,7 @@ async def test_filters(memories, recall, db):
     assert _ids(await recall.retrieve("a", q, metadata={"task_type": "ops"}, as_of=NOW)) == [proc["id"]]
     window = {"start": (NOW - timedelta(days=100)).isoformat(), "end": (NOW - timedelta(days=80)).isoformat()}
     assert _ids(await recall.retrieve("a", q, time_range=window, as_of=NOW)) == [sem["id"]]
-    await db.pool.execute("UPDATE memories SET decay_score = 0.1 WHERE id = $1", uuid.UUID(sem["id"]))
+    await db.pool.execute("UPDATE memory_state SET decay_score = 0.1 WHERE id = $1", uuid.UUID(sem["id"]))
     assert sem["id"] not in _ids(await recall.retrieve("a", "RabbitMQ queue", top_k=10, as_of=NOW))
     assert sem["id"] in _ids(await recall.retrieve("a", "RabbitMQ queue", top_k=10, as_of=NOW, min_decay_score=0))
     for bad, field in (({"time_range": {"start": "x"}}, "time_range.start"), ({"format": "xml"}, "format"),
@@ -181,10 +181,10 @@ async def test_access_is_recorded_off_the_latency_path(memories, db, embedder):
     recall = Recall(db, AsyncEmbedder(embedder), on_access=recorder.record)
     await recall.retrieve("a", "VPN token")
     await recall.retrieve("a", "VPN refresh")
-    row = await db.pool.fetchrow("SELECT access_count, last_accessed FROM memories WHERE id = $1", uuid.UUID(m["id"]))
+    row = await db.pool.fetchrow("SELECT access_count, last_accessed FROM memory_state WHERE id = $1", uuid.UUID(m["id"]))
     assert row["access_count"] == 0  # not written by recall itself
     await recorder.flush()
-    row = await db.pool.fetchrow("SELECT access_count, last_accessed FROM memories WHERE id = $1", uuid.UUID(m["id"]))
+    row = await db.pool.fetchrow("SELECT access_count, last_accessed FROM memory_state WHERE id = $1", uuid.UUID(m["id"]))
     assert row["access_count"] == 2 and row["last_accessed"] is not None
 
 

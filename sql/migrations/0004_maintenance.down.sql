@@ -53,13 +53,19 @@ CREATE TRIGGER memories_history_update AFTER UPDATE ON memories FOR EACH ROW
           OR OLD.reinforce_count IS DISTINCT FROM NEW.reinforce_count)
     EXECUTE FUNCTION memories_history_update();
 
+ALTER TABLE memories ADD COLUMN access_count integer NOT NULL DEFAULT 0 CHECK (access_count >= 0),
+    ADD COLUMN decay_score real NOT NULL DEFAULT 1.0 CHECK (decay_score BETWEEN 0 AND 1),
+    ADD COLUMN last_accessed timestamptz;
+UPDATE memories m SET access_count = s.access_count, decay_score = s.decay_score, last_accessed = s.last_accessed
+FROM memory_state s WHERE s.agent_id = m.agent_id AND s.id = m.id;
+DROP TRIGGER IF EXISTS memory_state_update ON memories;
+DROP TRIGGER IF EXISTS memory_state_insert ON memories;
+DROP FUNCTION IF EXISTS memory_state_after_update(), memory_state_after_insert();
+DROP TABLE IF EXISTS memory_state;
 DROP TABLE IF EXISTS maintenance_runs, memories_archive;
 DROP FUNCTION IF EXISTS hindsight_decay(real, integer, timestamptz, smallint, timestamptz, float8);
 DROP INDEX IF EXISTS memories_expiring, memories_invalidated_by;
 ALTER TABLE memories DROP COLUMN IF EXISTS consolidated_into, DROP COLUMN IF EXISTS strength;
-ALTER TABLE memories SET (fillfactor = 90);
-ALTER TABLE memories RESET (toast_tuple_target);
-ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTENDED;
 DELETE FROM memory_history WHERE action IN ('archive', 'consolidate');
 ALTER TABLE memory_history DROP CONSTRAINT memory_history_action_check;
 ALTER TABLE memory_history ADD CONSTRAINT memory_history_action_check CHECK (action IN

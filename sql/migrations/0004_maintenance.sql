@@ -1,16 +1,12 @@
 -- 0004_maintenance: what the nightly job needs.
 --
--- Decay rewrites one number on most rows every night. A row of `memories` carries a
--- 1.5 KB vector, so a page holds about four rows and an UPDATE cannot stay on its page:
--- it becomes a new tuple that every index must point to again — the HNSW graph included,
--- which costs a graph search per row. Kept here instead:
---   * the big columns (embedding, content, search vector, metadata) live out of line in
---     TOAST, so a heap row is ~250 bytes and dozens fit on a page;
---   * fillfactor 50 leaves every page room for a new version of each of its rows;
--- so decay's UPDATE, and recall's access bookkeeping, are HOT updates: no index is touched.
-
-ALTER TABLE memories ALTER COLUMN embedding SET STORAGE EXTERNAL;
-ALTER TABLE memories SET (toast_tuple_target = 128, fillfactor = 50);
+-- Decay rewrites one number on most rows every night, and recall bumps counters on every
+-- hit. A row of `memories` carries a 1.5 KB vector, so a page holds about four rows and an
+-- UPDATE rarely fits on its page: it becomes a new tuple that every index must point to
+-- again — the HNSW graph included, a graph search per row. So the numbers that change
+-- often live in a narrow table of their own, memory_state (about 100 bytes a row, one
+-- index, half of each page left free so updates stay on their page: HOT). memories keeps
+-- what changes rarely; triggers keep the copies in memory_state true.
 
 -- Where a memory's strength starts and recovers to (the guard starts some lower).
 ALTER TABLE memories ADD COLUMN strength real NOT NULL DEFAULT 1.0 CHECK (strength BETWEEN 0 AND 1);
@@ -20,6 +16,49 @@ ALTER TABLE memories ADD COLUMN consolidated_into uuid;
 -- Finding what a memory replaced (archive keeps supersession chains together).
 CREATE INDEX memories_invalidated_by ON memories (agent_id, invalidated_by) WHERE invalidated_by IS NOT NULL;
 CREATE INDEX memories_expiring ON memories (expires_at) WHERE expires_at IS NOT NULL;
+
+CREATE TABLE memory_state (
+    agent_id      text        NOT NULL,
+    id            uuid        NOT NULL,
+    decay_score   real        NOT NULL DEFAULT 1.0 CHECK (decay_score BETWEEN 0 AND 1),
+    access_count  integer     NOT NULL DEFAULT 0 CHECK (access_count >= 0),
+    last_accessed timestamptz,
+    -- copies of memories' columns that decay reads (kept by triggers), so the nightly
+    -- UPDATE never reads the wide table
+    stored_at     timestamptz NOT NULL,
+    strength      real        NOT NULL,
+    importance    smallint    NOT NULL,
+    current       boolean     NOT NULL,
+    PRIMARY KEY (agent_id, id),
+    FOREIGN KEY (agent_id, id) REFERENCES memories (agent_id, id) ON DELETE CASCADE
+) WITH (fillfactor = 50);
+
+INSERT INTO memory_state (agent_id, id, decay_score, access_count, last_accessed, stored_at, strength,
+                          importance, current)
+SELECT agent_id, id, decay_score, access_count, last_accessed, stored_at, strength, importance,
+       invalidated_at IS NULL
+FROM memories;
+ALTER TABLE memories DROP COLUMN decay_score, DROP COLUMN access_count, DROP COLUMN last_accessed;
+
+CREATE FUNCTION memory_state_after_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO memory_state (agent_id, id, decay_score, stored_at, strength, importance, current)
+    SELECT agent_id, id, strength, stored_at, strength, importance, invalidated_at IS NULL FROM inserted;
+    RETURN NULL;
+END $$;
+CREATE FUNCTION memory_state_after_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE memory_state
+    SET strength = NEW.strength, importance = NEW.importance, current = NEW.invalidated_at IS NULL
+    WHERE agent_id = NEW.agent_id AND id = NEW.id;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER memory_state_insert AFTER INSERT ON memories
+    REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION memory_state_after_insert();
+CREATE TRIGGER memory_state_update AFTER UPDATE ON memories FOR EACH ROW
+    WHEN (OLD.strength IS DISTINCT FROM NEW.strength OR OLD.importance IS DISTINCT FROM NEW.importance
+          OR (OLD.invalidated_at IS NULL) <> (NEW.invalidated_at IS NULL))
+    EXECUTE FUNCTION memory_state_after_update();
 
 -- decay = min(1, strength · exp(−λ · days since last access) + min(0.1 · access_count, 0.5))
 -- with λ divided by the importance's weight (importance 5 does not decay). Days count
@@ -39,6 +78,9 @@ $$;
 -- vector index. `hindsight restore ID` moves one back. Only delete_memory deletes.
 CREATE TABLE memories_archive (
     LIKE memories INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE,
+    decay_score    real        NOT NULL,
+    access_count   integer     NOT NULL,
+    last_accessed  timestamptz,
     archived_at    timestamptz NOT NULL DEFAULT now(),
     archive_reason text        NOT NULL,
     PRIMARY KEY (agent_id, id)

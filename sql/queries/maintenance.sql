@@ -23,17 +23,17 @@ SELECT id, started_at, finished_at, as_of, dry_run, trigger, status, report, err
 FROM maintenance_runs ORDER BY id DESC LIMIT $1;
 
 -- name: table_pages
--- How many heap pages memories has: decay walks them in ranges.
-SELECT (pg_relation_size('memories') / current_setting('block_size')::int)::int;
+-- How many heap pages memory_state has: decay walks them in ranges.
+SELECT (pg_relation_size('memory_state') / current_setting('block_size')::int)::int;
 
 -- name: decay_pages
 -- Recompute decay_score (hindsight_decay, see sql/migrations/0004_maintenance.sql) for the
--- current memories on heap pages [$3, $4), writing only rows whose score changes.
--- $1 the moment, $2 λ. A HOT update: decay_score is in no index.
-UPDATE memories
+-- current memories on heap pages [$3, $4) of memory_state, writing only rows whose score
+-- changes. $1 the moment, $2 λ. memory_state is narrow and half empty: HOT updates.
+UPDATE memory_state
 SET decay_score = hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2)
 WHERE ctid >= $3::tid AND ctid < $4::tid
-  AND invalidated_at IS NULL
+  AND current
   AND decay_score <> hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2);
 
 -- name: decay_preview
@@ -43,14 +43,14 @@ SELECT count(*) FILTER (WHERE d <> decay_score) AS changed,
        count(*) FILTER (WHERE d >= $3 AND decay_score < $3) AS recovering
 FROM (SELECT decay_score,
              hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2) AS d
-      FROM memories WHERE invalidated_at IS NULL) s;
+      FROM memory_state WHERE current) s;
 
 -- name: archive_batch
 -- Move up to $4 memories to the archive: $3 = 'expired' (expires_at passed by $1) or
 -- 'superseded' (invalidated more than $2 ago). A memory that an unarchived memory still
 -- names as its replacement waits for that one, so supersession chains move together.
 WITH picked AS (
-    SELECT agent_id, id FROM memories m
+    SELECT m.agent_id, m.id FROM memories m
     WHERE CASE WHEN $3 = 'expired' THEN m.expires_at <= $1 AND m.invalidated_at IS NULL
                ELSE m.invalidated_at <= $1 - $2::interval END
       AND NOT EXISTS (SELECT 1 FROM memories r WHERE r.agent_id = m.agent_id AND r.invalidated_by = m.id)
@@ -58,9 +58,9 @@ WITH picked AS (
     LIMIT $4
     FOR UPDATE SKIP LOCKED
 ), moved AS (
-    DELETE FROM memories m USING picked p
-    WHERE m.agent_id = p.agent_id AND m.id = p.id
-    RETURNING m.*
+    DELETE FROM memories m USING picked p, memory_state s
+    WHERE m.agent_id = p.agent_id AND m.id = p.id AND s.agent_id = p.agent_id AND s.id = p.id
+    RETURNING m.*, s.decay_score, s.access_count, s.last_accessed
 )
 INSERT INTO memories_archive
 SELECT (jsonb_populate_record(NULL::memories_archive,
@@ -74,20 +74,25 @@ FROM memories;
 
 -- name: archived_memory
 SELECT id, agent_id, content, memory_type, importance, expires_at, invalidated_at, archive_reason,
-       archived_at, dedup_key, slot
+       archived_at, dedup_key, slot, decay_score, access_count, last_accessed
 FROM memories_archive WHERE agent_id = $1 AND id = $2;
 
 -- name: restore_memory
 -- Move one memory back from the archive; $3 replaces expires_at (an expired memory
--- brought back gets a fresh lifetime). Returns its id.
+-- brought back gets a fresh lifetime). Returns its id; restore_state follows.
 WITH moved AS (
     DELETE FROM memories_archive WHERE agent_id = $1 AND id = $2 RETURNING *
 )
 INSERT INTO memories
 SELECT (jsonb_populate_record(NULL::memories,
-        to_jsonb(moved) - 'archived_at' - 'archive_reason' || jsonb_build_object('expires_at', $3::timestamptz))).*
+        to_jsonb(moved) || jsonb_build_object('expires_at', $3::timestamptz))).*
 FROM moved
 RETURNING id;
+
+-- name: restore_state
+-- The restored memory's counters, as archived ($3 decay_score, $4 access_count, $5 last_accessed).
+UPDATE memory_state SET decay_score = $3, access_count = $4, last_accessed = $5
+WHERE agent_id = $1 AND id = $2;
 
 -- name: counts
 -- Live and archived rows, for the run's reconciliation.
@@ -121,7 +126,8 @@ SELECT agent_id, memory_type,
        count(*) FILTER (WHERE consolidated_into IS NOT NULL) AS consolidated,
        count(*) FILTER (WHERE invalidated_at IS NULL AND decay_score < $2) AS faded,
        count(*) FILTER (WHERE flags @> '{needs_review}') AS needs_review
-FROM memories
+FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
+     USING (agent_id, id)
 WHERE ($3::text IS NULL OR agent_id = $3)
 GROUP BY agent_id, memory_type
 ORDER BY agent_id, memory_type;
@@ -134,6 +140,6 @@ GROUP BY agent_id, archive_reason ORDER BY agent_id, archive_reason;
 -- name: stats_decay_histogram
 -- Current memories by decay_score in tenths.
 SELECT least(floor(decay_score * 10), 9)::int AS bucket, count(*) AS n
-FROM memories
-WHERE invalidated_at IS NULL AND ($1::text IS NULL OR agent_id = $1)
+FROM memory_state
+WHERE current AND ($1::text IS NULL OR agent_id = $1)
 GROUP BY 1 ORDER BY 1;

@@ -2,9 +2,10 @@
 -- filters by it (reads also admit memories other agents marked shared).
 
 -- name: memory_columns
--- Fragment: a memory as the tools return it (the sealed original is never among them).
-id, agent_id, session_id, memory_type, content, metadata, tags, importance, access_count,
-decay_score, created_at, stored_at, updated_at, last_accessed, expires_at, invalidated_at,
+-- Fragment: a memory as the write tools return it (the sealed original is never among
+-- them). Reads add its state from memory_state (decay_score, access_count, last_accessed).
+id, agent_id, session_id, memory_type, content, metadata, tags, importance,
+created_at, stored_at, updated_at, expires_at, invalidated_at,
 invalidation_reason, invalidated_by, shared, slot, flags, reinforce_count, strength,
 consolidated_into, sealed IS NOT NULL AS sealed
 
@@ -24,10 +25,9 @@ SELECT set_config('hindsight.call', $2, true), set_config('hindsight.reason', co
 -- inserts nothing (the unique index decides, even between concurrent writers).
 INSERT INTO memories (agent_id, id, session_id, memory_type, content, content_hash, embedding,
                       search_vector, metadata, tags, importance, created_at, expires_at, shared,
-                      dedup_key, slot, flags, sealed, decay_score, strength)
+                      dedup_key, slot, flags, sealed, strength)
 VALUES ($1, COALESCE($2, gen_random_uuid()), $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10,
-        $11, COALESCE($12, now()), $13, $14, $15, $16, COALESCE($17::text[], '{}'), $18, COALESCE($19::real, 1.0),
-        COALESCE($19::real, 1.0))
+        $11, COALESCE($12, now()), $13, $14, $15, $16, COALESCE($17::text[], '{}'), $18, COALESCE($19::real, 1.0))
 ON CONFLICT (agent_id, memory_type, dedup_key) WHERE dedup_key IS NOT NULL AND invalidated_at IS NULL
 DO NOTHING
 RETURNING
@@ -60,17 +60,15 @@ UNION ALL
 SELECT id FROM memories WHERE agent_id = $1 AND slot = $2 AND invalidated_at IS NULL;
 
 -- name: reinforce_memory
--- A duplicate write strengthens the memory it repeats: seen again now, at least as
--- important, living at least as long, strength back up (but never above where the guard
--- started it), and it takes the slot if one was named.
+-- A duplicate write strengthens the memory it repeats: at least as important, living at
+-- least as long, its strength raised to the new write's (never above where the guard
+-- started it), and it takes the slot if one was named. (reinforce_state does the rest.)
 UPDATE memories
 SET reinforce_count = reinforce_count + 1,
-    last_accessed   = now(),
     importance      = greatest(importance, $3),
     expires_at      = CASE WHEN expires_at IS NULL OR $4::timestamptz IS NULL THEN NULL
                            ELSE greatest(expires_at, $4) END,
     strength        = greatest(strength, $5),
-    decay_score     = greatest(decay_score, $5),
     slot            = COALESCE($6, slot),
     updated_at      = now()
 WHERE agent_id = $1 AND id = $2
@@ -78,11 +76,20 @@ RETURNING
     --@ memory_columns
 ;
 
+-- name: reinforce_state
+-- Seen again now: decay restarts from the memory's strength (as if just recalled).
+UPDATE memory_state
+SET last_accessed = now(),
+    decay_score = greatest(decay_score, least(1.0, strength + least(0.1 * access_count, 0.5)))
+WHERE agent_id = $1 AND id = $2;
+
 -- name: get_memory
 -- One memory by id, if it is the agent's own or shared; any state (history included).
 SELECT
     --@ memory_columns
-FROM memories
+    , decay_score, access_count, last_accessed
+FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
+     USING (agent_id, id)
 WHERE id = $2 AND (agent_id = $1 OR shared);
 
 -- name: get_sealed
@@ -132,7 +139,9 @@ DELETE FROM memories WHERE agent_id = $1 AND id = $2 RETURNING id;
 -- Browse the agent's memories (and, if asked, shared ones), newest first.
 SELECT
     --@ memory_columns
-FROM memories
+    , decay_score, access_count, last_accessed
+FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
+     USING (agent_id, id)
 WHERE (agent_id = $1 OR ($2 AND shared))
   AND ($3::text IS NULL OR memory_type = $3)
   AND ($4::text IS NULL OR session_id = $4)

@@ -11,7 +11,8 @@
 AND created_at <= $3
 AND (invalidated_at IS NULL OR invalidated_at > $3)
 AND (expires_at IS NULL OR expires_at > $3)
-AND decay_score >= $9
+AND ($9::real <= 0 OR EXISTS (SELECT 1 FROM memory_state ms WHERE ms.agent_id = memories.agent_id
+                                                        AND ms.id = memories.id AND ms.decay_score >= $9::real))
 AND ($4::text IS NULL OR memory_type = $4)
 AND ($5::text[] IS NULL OR tags @> $5)
 AND ($6::jsonb IS NULL OR metadata @> $6)
@@ -141,14 +142,16 @@ LIMIT $10;
 -- The fused winners ($2), with their similarity to the query embedding ($3).
 SELECT id, agent_id, memory_type, content, metadata, tags, importance, decay_score, flags, slot,
        created_at, last_accessed, shared, 1 - (embedding <=> $3) AS similarity
-FROM memories
+FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
+     USING (agent_id, id)
 WHERE id = ANY($2) AND (agent_id = $1 OR shared);
 
 -- name: record_access
--- Recall's bookkeeping, batched and off the latency path (a HOT update: no index changes).
--- $2 ids, $3 how often each was returned, $4 when. Being recalled restores strength at
--- once (hindsight_decay at zero days since access), so a fading memory recovers.
-UPDATE memories m
+-- Recall's bookkeeping, batched and off the latency path; memory_state is narrow, so this
+-- is a HOT update touching no index. $2 ids, $3 how often each was returned, $4 when.
+-- Being recalled restores strength at once (hindsight_decay at zero days since access),
+-- so a fading memory recovers.
+UPDATE memory_state m
 SET access_count = m.access_count + a.n, last_accessed = greatest(m.last_accessed, $4),
     decay_score = greatest(m.decay_score, least(1.0, m.strength + least(0.1 * (m.access_count + a.n), 0.5)))
 FROM unnest($2::uuid[], $3::int[]) AS a(id, n)
