@@ -21,7 +21,6 @@ import sys
 import tempfile
 import time
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 from hindsight import bootstrap, embedded
 from hindsight.config import Settings
@@ -54,8 +53,7 @@ def pct(xs: list[float], p: float) -> float:
 
 
 async def stat(db: Database) -> tuple[int, int]:
-    await db.pool.execute("SELECT pg_stat_force_next_flush()")
-    await asyncio.sleep(1.2)
+    await asyncio.sleep(11)  # idle backends report their table statistics within 10 s
     row = await db.pool.fetchrow("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'memory_state'")
     return row["n_tup_upd"], row["n_tup_hot_upd"]
 
@@ -104,7 +102,7 @@ async def run(url: str, args) -> None:
         await conn.execute("SET session_replication_role = replica")  # bulk load: no triggers
         step = 50_000
         for first in range(1, args.rows + 1, step):
-            await conn.execute(LOAD, first, min(first + step - 1, args.rows), args.agents)
+            await conn.execute(LOAD, first, min(first + step - 1, args.rows), args.agents, timeout=600)
         await conn.execute("SET session_replication_role = origin")
         # what the skipped triggers would have written: state rows (some recalled, some not)
         await conn.execute(
@@ -122,7 +120,8 @@ async def run(url: str, args) -> None:
         async with db.pool.acquire() as conn:
             await conn.execute("SET maintenance_work_mem = '3GB'")
             await conn.execute("SET max_parallel_maintenance_workers = 2")
-            await conn.execute("CREATE INDEX memories_embedding_hnsw ON memories USING hnsw (embedding vector_cosine_ops)")
+            await conn.execute("CREATE INDEX memories_embedding_hnsw ON memories USING hnsw (embedding vector_cosine_ops)",
+                               timeout=4 * 3600)
         print(f"  HNSW index built in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     await db.pool.execute("VACUUM (ANALYZE) memories")
     await db.pool.execute("VACUUM (ANALYZE) memory_state")

@@ -46,9 +46,9 @@ async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
         vec = base_vectors[base] + rng.normal(0, 0.015, base_vectors.shape[1]).astype(np.float32)
         vec /= np.linalg.norm(vec)
         content = f"{texts[base]} [{i}]"
-        rows.append((agent, None, "episodic", content, content_hash(content), vec, keyword_text(content),
+        rows.append((agent, None, None, "episodic", content, content_hash(content), vec, keyword_text(content),
                      {"tools_used": [corpus.TOOLS[i % len(corpus.TOOLS)]]}, [], 1 + i % 5,
-                     None, None, False))
+                     None, None, False, None, None, None, None, None))
     for s in range(0, len(rows), 1000):
         async with db.pool.acquire() as conn, conn.transaction():
             await conn.executemany(sql, rows[s:s + 1000])

@@ -132,6 +132,31 @@ def cmd_stats(args, settings: Settings) -> int:
     return 0
 
 
+def cmd_reembed(args, settings: Settings) -> int:
+    from . import embed
+    from .reembed import reembed
+
+    url = bootstrap.prepare(settings, check_embedder=False)  # the point is to change embedders
+    name, dimension = embed.describe(settings)
+    threads = settings.embed_threads or BULK_THREADS
+
+    async def run() -> dict[str, Any]:
+        async with _opened(settings, url, threads) as (db, embedder):
+            bar, task = _progress(0, f"re-embedding with {name}")
+            with bar:
+                def progress(done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total)
+                return await reembed(db, embedder, name, dimension, batch_size=args.batch_size,
+                                     limit=args.limit, progress=progress)
+
+    result = asyncio.run(run())
+    print(json.dumps(result))
+    if result["status"] == "paused":
+        print(f"hindsight reembed: paused after {result['embedded']} memories, {result['remaining']} to go; "
+              "run it again to continue", file=sys.stderr)
+    return 0
+
+
 def cmd_keygen(args, settings: Settings) -> int:
     from cryptography.fernet import Fernet
 
@@ -320,6 +345,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--agent", help="only this agent")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_stats)
+
+    s = sub.add_parser("reembed", help="re-embed every memory with the configured embedder (resumable)")
+    s.add_argument("--batch-size", type=int, default=64)
+    s.add_argument("--limit", type=int, help="stop after this many memories (run again to continue)")
+    s.set_defaults(func=cmd_reembed)
 
     s = sub.add_parser("keygen", help="print a new HINDSIGHT_ENCRYPTION_KEY")
     s.set_defaults(func=cmd_keygen)

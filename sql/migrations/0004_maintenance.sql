@@ -67,11 +67,11 @@ CREATE TRIGGER memory_state_update AFTER UPDATE ON memories FOR EACH ROW
 CREATE FUNCTION hindsight_decay(strength real, access_count integer, last_seen timestamptz,
                                 importance smallint, at timestamptz, lambda float8)
 RETURNS real LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-    SELECT round(least(1.0,
+    SELECT (round(least(1.0,
         strength * exp(-lambda * (CASE importance WHEN 1 THEN 2.0 WHEN 2 THEN 1.0 WHEN 3 THEN 0.5
                                                   WHEN 4 THEN 0.25 ELSE 0.0 END)
-                       * greatest(0.0, extract(epoch FROM at - last_seen) / 86400.0))
-        + least(0.1 * access_count, 0.5))::numeric, 3)::real
+                       * greatest(0.0, extract(epoch FROM at - last_seen)::float8 / 86400.0))
+        + least(0.1 * access_count, 0.5)) * 1000.0) / 1000.0)::real
 $$;
 
 -- Archive: expired memories and memories superseded long ago, the same shape without the
