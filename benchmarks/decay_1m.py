@@ -110,10 +110,10 @@ async def run(url: str, args) -> None:
             "importance, current) SELECT agent_id, id, 1.0, (hashtext(id::text) & 7) % 7, "
             "CASE WHEN hashtext(id::text) % 3 = 0 THEN NULL "
             "ELSE now() - ((abs(hashtext(id::text)) % 60) || ' days')::interval END, stored_at, strength, "
-            "importance, true FROM memories")
+            "importance, true FROM memories", timeout=3600)
         await conn.execute("INSERT INTO agent_stats (agent_id, n_docs, total_len) "
                            "SELECT agent_id, count(*), sum(doc_len) FROM memories GROUP BY agent_id "
-                           "ON CONFLICT (agent_id) DO NOTHING")
+                           "ON CONFLICT (agent_id) DO NOTHING", timeout=3600)
     print(f"  loaded in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     if not args.no_hnsw:
         t = time.perf_counter()
@@ -123,8 +123,8 @@ async def run(url: str, args) -> None:
             await conn.execute("CREATE INDEX memories_embedding_hnsw ON memories USING hnsw (embedding vector_cosine_ops)",
                                timeout=4 * 3600)
         print(f"  HNSW index built in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-    await db.pool.execute("VACUUM (ANALYZE) memories")
-    await db.pool.execute("VACUUM (ANALYZE) memory_state")
+    await db.pool.execute("VACUUM (ANALYZE) memories", timeout=3600)
+    await db.pool.execute("VACUUM (ANALYZE) memory_state", timeout=3600)
     size = await db.pool.fetchrow(
         "SELECT pg_size_pretty(pg_relation_size('memory_state')) AS heap, "
         "pg_size_pretty(pg_total_relation_size('memories')) AS total, "

@@ -13,6 +13,7 @@ import asyncio
 import os
 import shutil
 import tempfile
+import uuid
 from datetime import datetime, timedelta, timezone
 
 from hindsight import bootstrap, embedded
@@ -48,7 +49,7 @@ async def simulate(url: str, days: int, every: int) -> None:
     for day in range(0, days + 1):
         now = start + timedelta(days=day, hours=3)
         if day in RECALLED:
-            await db.fetch("record_access", "sim", [__import__("uuid").UUID(ids["imp3 recalled d20,d50"])], [1], now)
+            await db.fetch("record_access", "sim", [uuid.UUID(ids["imp3 recalled d20,d50"])], [1], now)
         report = await job.run(now)
         assert report["status"] == "succeeded" and report["counts"]["reconciled"], report
         if day % every and day not in RECALLED and day != days:

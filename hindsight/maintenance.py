@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 import logging
 import time
+import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import consolidation, queries
+from . import consolidation, policy, queries, validate as v
 from .db import Database, translated
+from .errors import InvalidInput, NotFound
 from .memories import Memories
 
 log = logging.getLogger(__name__)
@@ -132,18 +134,12 @@ class Maintenance:
                 new_id = result["id"]
                 async with self.db.transaction("consolidating", "maintain", "consolidated") as tx:
                     status = await tx.conn.execute(queries.get("mark_consolidated"), agent,
-                                                   [m["id"] for m in cluster.members], _uuid(new_id))
+                                                   [m["id"] for m in cluster.members], uuid.UUID(new_id))
                 sources += int(status.split()[-1])
         out: dict[str, Any] = {"clusters": len(found), "examples": found[:5]}
         if not dry_run:
             out.update(created=created, reinforced=reinforced, sources_marked=sources)
         return out
-
-
-def _uuid(value: str):
-    import uuid
-
-    return uuid.UUID(value)
 
 
 def _config_json(config: MaintenanceConfig) -> dict[str, Any]:
@@ -157,9 +153,6 @@ def _config_json(config: MaintenanceConfig) -> dict[str, Any]:
 async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime) -> dict[str, Any]:
     """Bring one memory back from the archive. An expired one gets a fresh lifetime from its
     importance; a superseded one comes back as history (still invalidated)."""
-    from . import policy, validate as v
-    from .errors import InvalidInput, NotFound
-
     agent_id = v.agent_id(agent_id)
     mid = v.memory_id(memory_id)
     row = await db.fetchrow("archived_memory", agent_id, mid)
