@@ -34,6 +34,7 @@ class Settings:
     dedup_threshold: float = DEFAULT_THRESHOLD
     conflict_threshold: float = DEFAULT_CONFLICT_THRESHOLD
     maintenance_cron: str = "0 3 * * *"
+    embed_input_type: bool = False
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
@@ -50,6 +51,16 @@ class Settings:
             raise ConfigError(
                 f"HINDSIGHT_EMBEDDER={embedder!r} is not known; allowed: {', '.join(EMBEDDERS)}"
             )
+        if embedder == "openai":
+            missing = [k for k in ("HINDSIGHT_EMBED_URL", "HINDSIGHT_EMBED_MODEL") if not env.get(k)]
+            if missing:
+                raise ConfigError(f"HINDSIGHT_EMBEDDER=openai needs {' and '.join(missing)} "
+                                  "(e.g. HINDSIGHT_EMBED_URL=http://localhost:8000/v1)")
+            if not env["HINDSIGHT_EMBED_URL"].startswith(("http://", "https://")):
+                raise ConfigError(f"HINDSIGHT_EMBED_URL={env['HINDSIGHT_EMBED_URL']!r} must be an http(s):// URL")
+        input_type = (env.get("HINDSIGHT_EMBED_INPUT_TYPE") or "0").strip().lower()
+        if input_type not in ("0", "1", "true", "false", "yes", "no"):
+            raise ConfigError(f"HINDSIGHT_EMBED_INPUT_TYPE={input_type!r} must be 1 or 0")
         log_level = (env.get("HINDSIGHT_LOG_LEVEL") or "INFO").strip().upper()
         if log_level not in LOG_LEVELS:
             raise ConfigError(f"HINDSIGHT_LOG_LEVEL={log_level!r} is not known; allowed: {', '.join(LOG_LEVELS)}")
@@ -83,6 +94,7 @@ class Settings:
             dedup_threshold=dedup,
             conflict_threshold=conflict,
             maintenance_cron=cron,
+            embed_input_type=input_type in ("1", "true", "yes"),
         )
 
 

@@ -55,21 +55,30 @@ class E5Small:
         return self._model.passage(list(texts)).reshape(len(texts), self.dimension)
 
 
+def _http(settings: Settings):
+    from .http_embed import OpenAIEmbedder
+
+    return OpenAIEmbedder(settings.embed_url, settings.embed_model, settings.embed_api_key,
+                          input_type=settings.embed_input_type)
+
+
 def create(settings: Settings, threads: int | None = None) -> Embedder:
     if settings.embedder == "e5-small":
         return E5Small(threads or settings.embed_threads)
-    raise ConfigError(
-        f"HINDSIGHT_EMBEDDER={settings.embedder!r} is not available in this version; use e5-small"
-    )
+    if settings.embedder == "openai":
+        return _http(settings)
+    raise ConfigError(f"HINDSIGHT_EMBEDDER={settings.embedder!r} is not known")
 
 
 def describe(settings: Settings) -> tuple[str, int]:
-    """(name, dimension) of the configured embedder, without loading it."""
+    """(name, dimension) of the configured embedder. e5-small is known without loading it;
+    an HTTP endpoint is asked once (so an unreachable one fails at startup)."""
     if settings.embedder == "e5-small":
         return E5Small.name, E5Small.dimension
-    raise ConfigError(
-        f"HINDSIGHT_EMBEDDER={settings.embedder!r} is not available in this version; use e5-small"
-    )
+    if settings.embedder == "openai":
+        embedder = _http(settings)
+        return embedder.name, embedder.dimension
+    raise ConfigError(f"HINDSIGHT_EMBEDDER={settings.embedder!r} is not known")
 
 
 class AsyncEmbedder:
