@@ -139,3 +139,26 @@ async def test_stdout_carries_only_mcp_messages(db_url):
     assert "importance" in by_id[3]["result"]["content"][0]["text"]
     assert by_id[4]["result"]["structuredContent"]["memories"][0]["content"] == "raw client note"
     assert "hindsight" in stderr, "logs belong on stderr"
+
+
+async def test_resources_and_guidance_prompt(db_url):
+    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="alice")
+    async with mcp_client(env) as c:
+        await c.call("store_memory", content="The user prefers polars over pandas", memory_type="semantic", importance=5)
+        await c.call("store_memory", content="Deploys need two approvals", memory_type="semantic", importance=3)
+        await c.call("store_memory", content="Fixed the flaky login test", memory_type="episodic")
+        templates = await c.session.list_resource_templates()
+        assert {t.uri_template for t in templates.resource_templates} == {
+            "memory://{agent_id}/profile", "memory://{agent_id}/recent"}
+        profile = (await c.session.read_resource("memory://alice/profile")).contents[0].text
+        lines = [x for x in profile.splitlines() if x.startswith("- ")]
+        assert lines == ["- The user prefers polars over pandas", "- Deploys need two approvals"]
+        recent = (await c.session.read_resource("memory://alice/recent")).contents[0].text
+        assert "[episodic] Fixed the flaky login test" in recent.splitlines()[2]
+        empty = (await c.session.read_resource("memory://bob/profile")).contents[0].text
+        assert "(nothing yet)" in empty and "polars" not in empty
+        prompts = await c.session.list_prompts()
+        assert [p.name for p in prompts.prompts] == ["memory_guidance"]
+        en = await c.session.get_prompt("memory_guidance", {})
+        zh = await c.session.get_prompt("memory_guidance", {"language": "zh"})
+        assert "retrieve_memory" in en.messages[0].content.text and "检索" in zh.messages[0].content.text
