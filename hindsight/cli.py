@@ -157,6 +157,25 @@ def cmd_reembed(args, settings: Settings) -> int:
     return 0
 
 
+def cmd_export(args, settings: Settings) -> int:
+    from .transfer import export_lines
+
+    url = bootstrap.prepare(settings)
+
+    async def run() -> list[str]:
+        db = await Database.open(url, max_size=2)
+        try:
+            return list(await export_lines(db, args.agent or settings.agent_id))
+        finally:
+            await db.close()
+
+    lines = asyncio.run(run())
+    for line in lines:
+        sys.stdout.write(line + "\n")
+    print(f"exported {len(lines)} lines for agent {args.agent or settings.agent_id!r}", file=sys.stderr)
+    return 0
+
+
 def cmd_keygen(args, settings: Settings) -> int:
     from cryptography.fernet import Fernet
 
@@ -178,8 +197,11 @@ def cmd_import(args, settings: Settings) -> int:
 
     from .importer import import_records, read_records
 
-    with open(args.file, encoding="utf-8") as fh:
-        records = read_records(fh)  # every line checked before anything is written
+    if args.file == "-":
+        records = read_records(sys.stdin)  # every line checked before anything is written
+    else:
+        with open(args.file, encoding="utf-8") as fh:
+            records = read_records(fh)
     url = bootstrap.prepare(settings)
     agent = args.agent or settings.agent_id
     threads = settings.embed_threads or BULK_THREADS
@@ -322,10 +344,14 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_recall)
 
     s = sub.add_parser("import", help="bulk load memories from JSONL (a restore path: kept as given)")
-    s.add_argument("file", metavar="FILE.jsonl")
+    s.add_argument("file", metavar="FILE.jsonl", help="a JSONL file, or - for standard input")
     s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
     s.add_argument("--batch-size", type=int, default=64, help="memories embedded and written together")
     s.set_defaults(func=cmd_import)
+
+    s = sub.add_parser("export", help="JSONL of every memory, its state and history (import restores it exactly)")
+    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    s.set_defaults(func=cmd_export)
 
     s = sub.add_parser("maintain", help="run the maintenance job once (decay, archive, consolidation)")
     s.add_argument("--now", help="act as if it were this ISO 8601 time")

@@ -12,13 +12,14 @@ from typing import Any, Callable, Iterable
 
 import anyio
 
-from . import privacy, queries, validate as v
+from . import privacy, queries, transfer, validate as v
 from .db import Database
 from .embed import Embedder
 from .errors import InvalidInput
 from .text import content_hash, indexed_text
 
 KNOWN = {"content", "text", "timestamp", "memory_type", "importance", "metadata", "tags", "id", "session_id"}
+RESTORE_KEYS = {"format", "memory_id", "restore", "deleted", "history"}  # lines written by `hindsight export`
 
 
 def parse_line(line: str, lineno: int) -> dict[str, Any] | None:
@@ -31,9 +32,12 @@ def parse_line(line: str, lineno: int) -> dict[str, Any] | None:
         raise InvalidInput(f"line {lineno}", f"is not valid JSON ({exc.msg})") from None
     if not isinstance(obj, dict):
         raise InvalidInput(f"line {lineno}", "must be a JSON object")
-    unknown = set(obj) - KNOWN
+    unknown = set(obj) - KNOWN - (RESTORE_KEYS if "memory_id" in obj else set())
     if unknown:
         raise InvalidInput(f"line {lineno}", f"unknown keys {sorted(unknown)}; allowed: {sorted(KNOWN)}")
+    restore = transfer.parse_restore(obj, lineno) if "memory_id" in obj else None
+    if restore is not None and restore["kind"] == "history":
+        return {"restore": restore}
     try:
         content = v.content(obj.get("content", obj.get("text")))
         metadata = dict(v.metadata(obj.get("metadata")) or {})
@@ -49,6 +53,7 @@ def parse_line(line: str, lineno: int) -> dict[str, Any] | None:
             "metadata": v.metadata(metadata),
             "tags": v.tags(obj.get("tags")) or [],
             "session_id": v.text("session_id", obj.get("session_id"), max_bytes=256, required=False),
+            "restore": restore,
         }
     except InvalidInput as exc:
         raise InvalidInput(f"line {lineno}: {exc.field}", exc.problem) from None
@@ -71,6 +76,11 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
     A restore keeps records as given: no should_store, no dedup, no supersession, no
     expiry from importance. Privacy still holds: secrets are redacted (sealed with a key)."""
     agent_id = v.agent_id(agent_id)
+    exact = [r for r in records if r.get("restore")]
+    if exact:  # lines written by `hindsight export`: every column as given
+        if len(exact) != len(records):
+            raise InvalidInput("file", "mixes exported lines (with memory_id) and plain lines; import them separately")
+        return await transfer.restore(db, embedder, agent_id, records, batch_size, progress)
     done = 0
     for start in range(0, len(records), batch_size):
         batch = [_private(r, sealer) for r in records[start:start + batch_size]]

@@ -46,10 +46,10 @@ def metadata_text(metadata: dict | None) -> str:
     def walk(value) -> None:
         if isinstance(value, str):
             out.append(value)
-        elif isinstance(value, dict):
-            for key, item in value.items():
+        elif isinstance(value, dict):  # keys in sorted order: the same text however the object was built
+            for key in sorted(value):
                 if key not in _UNSEARCHED_KEYS:
-                    walk(item)
+                    walk(value[key])
         elif isinstance(value, list):
             for item in value:
                 walk(item)

@@ -107,6 +107,9 @@ ALTER TABLE memory_history ADD CONSTRAINT memory_history_action_check CHECK (act
 
 CREATE OR REPLACE FUNCTION memories_history_insert() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+    IF current_setting('hindsight.skip_history', true) = 'on' THEN  -- an exact restore brings its own
+        RETURN NULL;
+    END IF;
     INSERT INTO memory_history (agent_id, memory_id, action, call, reason, memory_type,
                                 content, metadata, importance, slot, expires_at)
     SELECT n.agent_id, n.id,

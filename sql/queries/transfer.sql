@@ -1,0 +1,34 @@
+-- Export and exact restore (hindsight/transfer.py): every column a memory has, its state
+-- and its history, so `hindsight export | hindsight import` into an empty database gives
+-- the same rows.
+
+-- name: export_memories
+SELECT m.id, m.session_id, m.memory_type, m.content, m.metadata, m.tags, m.importance, m.created_at,
+       m.stored_at, m.updated_at, m.expires_at, m.invalidated_at, m.invalidation_reason, m.invalidated_by,
+       m.shared, m.slot, m.flags, m.sealed, m.dedup_key, m.strength, m.reinforce_count, m.consolidated_into,
+       s.decay_score, s.access_count, s.last_accessed
+FROM memories m JOIN memory_state s USING (agent_id, id)
+WHERE m.agent_id = $1
+ORDER BY m.stored_at, m.id;
+
+-- name: export_history
+SELECT memory_id, action, at, call, reason, related_id, memory_type, content, metadata, importance, slot, expires_at
+FROM memory_history WHERE agent_id = $1 ORDER BY seq;
+
+-- name: restore_insert
+-- One exported memory, every column as given.
+INSERT INTO memories (agent_id, id, session_id, memory_type, content, content_hash, embedding, search_vector,
+                      metadata, tags, importance, created_at, stored_at, updated_at, expires_at, invalidated_at,
+                      invalidation_reason, invalidated_by, shared, dedup_key, slot, flags, sealed, strength,
+                      reinforce_count, consolidated_into)
+VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, $12, $13, $14, $15, $16, $17,
+        $18, $19, $20, $21, $22, $23, $24, $25, $26);
+
+-- name: restore_history
+INSERT INTO memory_history (agent_id, memory_id, action, at, call, reason, related_id, memory_type, content,
+                            metadata, importance, slot, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
+
+-- name: skip_history
+-- This transaction restores history as exported: the insert trigger writes none of its own.
+SELECT set_config('hindsight.skip_history', 'on', true);
