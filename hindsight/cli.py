@@ -298,11 +298,53 @@ def cmd_doctor(args, settings: Settings) -> int:
     name, dim = describe(settings)
     create_embedder(settings)
     print(f"embedder: {name} ({dim}-d) loads")
-    return 0 if current == migrate.head() else 1
+    clean, detail = _stdout_check()
+    print(f"stdio:    {detail}")
+    return 0 if current == migrate.head() and clean else 1
+
+
+def _stdout_check(timeout: float = 120) -> tuple[bool, str]:
+    """Start hindsight-server as an IDE would, ask it for its tools, and check that every
+    line it writes to stdout is a JSON-RPC message (anything else breaks MCP clients)."""
+    import subprocess
+
+    exe = _server_exe()
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                            "clientInfo": {"name": "hindsight-doctor", "version": "1"}}},
+                {"jsonrpc": "2.0", "method": "notifications/initialized"},
+                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    try:
+        done = subprocess.run([exe], input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True,
+                              text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"the server did not answer within {timeout:.0f} s"
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    bad = []
+    for line in lines:
+        try:
+            if json.loads(line).get("jsonrpc") != "2.0":
+                bad.append(line)
+        except (ValueError, AttributeError):
+            bad.append(line)
+    if bad:
+        return False, f"the server wrote {len(bad)} non-MCP line(s) to stdout, e.g. {bad[0][:80]!r}"
+    tools = next((len(json.loads(x)["result"]["tools"]) for x in lines if '"id":2' in x.replace(" ", "")), None)
+    if tools is None:
+        return False, f"no answer to tools/list (exit {done.returncode}): {done.stderr.strip()[-200:]}"
+    return True, f"stdout clean: {len(lines)} JSON-RPC messages, {tools} tools"
+
+
+def _server_exe() -> str:
+    """The hindsight-server installed with this CLI (same virtualenv), else the one on PATH."""
+    from pathlib import Path
+
+    beside = Path(sys.executable).parent / "hindsight-server"
+    return str(beside) if beside.exists() else shutil.which("hindsight-server") or "hindsight-server"
 
 
 def cmd_mcp_config(args, settings: Settings) -> int:
-    exe = shutil.which("hindsight-server") or "hindsight-server"
+    exe = _server_exe()
     server = {"command": exe, "args": [], "env": {"HINDSIGHT_AGENT_ID": settings.agent_id}}
     if args.client == "vscode":
         config: dict[str, Any] = {"servers": {"hindsight": {"type": "stdio", **server}}}
