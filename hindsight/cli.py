@@ -314,11 +314,38 @@ def _stdout_check(timeout: float = 120) -> tuple[bool, str]:
                             "clientInfo": {"name": "hindsight-doctor", "version": "1"}}},
                 {"jsonrpc": "2.0", "method": "notifications/initialized"},
                 {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    import queue
+    import threading
+
+    proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    got: queue.Queue = queue.Queue()
+    reader = threading.Thread(target=lambda: [got.put(x) for x in proc.stdout] and None, daemon=True)
+    reader.start()
+    errors: list[str] = []
+    threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True).start()  # kept drained
+    lines: list[str] = []
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
+    proc.stdin.flush()
     try:
-        done = subprocess.run([exe], input="".join(json.dumps(m) + "\n" for m in messages), capture_output=True,
-                              text=True, timeout=timeout)
+        while not any('"id":2' in x.replace(" ", "") for x in lines):
+            lines.append(got.get(timeout=timeout))
+    except queue.Empty:
+        pass
+    proc.stdin.close()  # end of input: the server exits
+    try:
+        proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
-        return False, f"the server did not answer within {timeout:.0f} s"
+        proc.kill()
+    reader.join(timeout=5)
+    while not got.empty():
+        lines.append(got.get())
+    err = "".join(errors)
+
+    class done:  # what the checks below read
+        stdout = "".join(x if x.endswith("\n") else x + "\n" for x in lines)
+        returncode = proc.returncode
+        stderr = err
+
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     bad = []
     for line in lines:
