@@ -3,8 +3,9 @@
 An export line is an import line (content, timestamp, memory_type, importance, metadata,
 tags, session_id) plus `memory_id` and `restore`: every other column, the memory's state
 and its history. Importing it into an empty database gives the same rows; vectors are
-computed again by the configured embedder. Memories that were deleted leave a line with
-`deleted: true` and their history (whose content was blanked when they were deleted).
+computed again by the configured embedder. Archived memories come back to the archive. Memories
+that were deleted leave a line with `deleted: true` and their history (whose content was
+blanked when they were deleted).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .errors import InvalidInput
 from .text import content_hash, indexed_text
 
 FORMAT = "hindsight-export/1"
-_TIMES = ("stored_at", "updated_at", "expires_at", "invalidated_at", "last_accessed")
+_TIMES = ("stored_at", "updated_at", "expires_at", "invalidated_at", "last_accessed", "archived_at")
 _IDS = ("invalidated_by", "consolidated_into")
 _BYTES = ("sealed", "dedup_key")
 
@@ -46,7 +47,8 @@ async def export_lines(db: Database, agent_id: str) -> Iterator[str]:
     for h in await db.fetch("export_history", agent_id):
         history[h["memory_id"]].append({k: _json(val) for k, val in dict(h).items() if k != "memory_id"})
     lines = []
-    for m in await db.fetch("export_memories", agent_id):
+    rows = list(await db.fetch("export_memories", agent_id)) + list(await db.fetch("export_archive", agent_id))
+    for m in rows:
         row = dict(m)
         line = {"format": FORMAT, "memory_id": str(row.pop("id")), "content": row.pop("content"),
                 "timestamp": row.pop("created_at").isoformat(), "memory_type": row.pop("memory_type"),
@@ -108,6 +110,17 @@ async def restore(db: Database, embedder: Embedder, agent_id: str, records: list
         await tx.fetchval("skip_history")
         for r, vec in zip(memories, vectors):
             x = r["restore"]
+            if x["archived_at"] is not None:  # it was in the archive: back there, as it was
+                await tx.fetchval(
+                    "restore_archive_insert", agent_id, x["memory_id"], r["session_id"], r["memory_type"],
+                    r["content"], content_hash(r["content"]), vec, indexed_text(r["content"], r["metadata"]),
+                    r["metadata"], r["tags"], r["importance"], r["created_at"], x["stored_at"], x["updated_at"],
+                    x["expires_at"], x["invalidated_at"], x.get("invalidation_reason"), x["invalidated_by"],
+                    bool(x.get("shared")), x["dedup_key"], x.get("slot"), x.get("flags") or [], x["sealed"],
+                    x.get("strength", 1.0), x.get("reinforce_count", 0), x["consolidated_into"],
+                    x.get("decay_score", 1.0), x.get("access_count", 0), x["last_accessed"], x.get("doc_len", 0),
+                    x["archived_at"], x.get("archive_reason") or "restored")
+                continue
             await tx.fetchval(
                 "restore_insert", agent_id, x["memory_id"], r["session_id"], r["memory_type"], r["content"],
                 content_hash(r["content"]), vec, indexed_text(r["content"], r["metadata"]), r["metadata"], r["tags"],

@@ -38,6 +38,7 @@ async def dump(url: str) -> dict[str, list]:
             "memories": [tuple(r) for r in await conn.fetch(
                 f"SELECT {', '.join(c for c in cols)} FROM memories ORDER BY id")],
             "state": [tuple(r) for r in await conn.fetch("SELECT * FROM memory_state ORDER BY id")],
+            "archive": [tuple(r) for r in await conn.fetch("SELECT * FROM memories_archive ORDER BY id")],
             "history": [tuple(r) for r in await conn.fetch(
                 "SELECT agent_id, memory_id, action, at, call, reason, related_id, memory_type, content, metadata, "
                 "importance, slot, expires_at FROM memory_history ORDER BY memory_id, seq")],
@@ -63,12 +64,15 @@ async def test_export_import_round_trip_is_exact(db, db_url, empty_db_url, embed
     await Maintenance(db, m).run(datetime.now(timezone.utc) + timedelta(days=3))       # decay
     await db.fetch("record_access", "a", [uuid.UUID(old["id"])], [2], datetime.now(timezone.utc))
     await m.store("b", "Another agent's memory")
+    brief = await m.store("a", "Scratch: VPN gateway moves this week", importance=1)
+    await Maintenance(db, m).run(datetime.now(timezone.utc) + timedelta(days=8))      # archives it (and decays)
+    assert await db.pool.fetchval("SELECT count(*) FROM memories_archive WHERE id = $1", uuid.UUID(brief["id"])) == 1
 
     exported = await anyio.to_thread.run_sync(lambda: cli(db_url, "export", "--agent", "a"))
     assert exported.returncode == 0, exported.stderr
     assert "hunter2" not in exported.stdout  # sealed stays sealed
     lines = exported.stdout.splitlines()
-    assert len(lines) == 7  # 6 memories + the deleted one's trail
+    assert len(lines) == 8  # 6 memories, 1 archived, the deleted one's trail
 
     imported = await anyio.to_thread.run_sync(lambda: cli(empty_db_url, "import", "-", "--agent", "a",
                                                           stdin=exported.stdout))
@@ -80,6 +84,7 @@ async def test_export_import_round_trip_is_exact(db, db_url, empty_db_url, embed
     assert after["memories"] == only_a
     assert after["state"] == [r for r in before["state"] if r[0] == "a"]
     assert after["history"] == [r for r in before["history"] if r[0] == "a"]
+    assert len(after["archive"]) == 1 and after["archive"] == [r for r in before["archive"] if r[0] == "a"]
 
 
 def _diff(before, after, cols):

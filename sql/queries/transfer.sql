@@ -32,3 +32,22 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
 -- name: skip_history
 -- This transaction restores history as exported: the insert trigger writes none of its own.
 SELECT set_config('hindsight.skip_history', 'on', true);
+
+-- name: export_archive
+SELECT id, session_id, memory_type, content, metadata, tags, importance, created_at, stored_at, updated_at,
+       expires_at, invalidated_at, invalidation_reason, invalidated_by, shared, slot, flags, sealed, dedup_key,
+       strength, reinforce_count, consolidated_into, decay_score, access_count, last_accessed, doc_len,
+       archived_at, archive_reason
+FROM memories_archive
+WHERE agent_id = $1
+ORDER BY archived_at, id;
+
+-- name: restore_archive_insert
+-- One exported archived memory, back into the archive.
+INSERT INTO memories_archive (agent_id, id, session_id, memory_type, content, content_hash, embedding,
+                              search_vector, metadata, tags, importance, created_at, stored_at, updated_at,
+                              expires_at, invalidated_at, invalidation_reason, invalidated_by, shared, dedup_key,
+                              slot, flags, sealed, strength, reinforce_count, consolidated_into, decay_score,
+                              access_count, last_accessed, doc_len, archived_at, archive_reason)
+VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, $12, $13, $14, $15, $16, $17,
+        $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32);
