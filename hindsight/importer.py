@@ -80,7 +80,7 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
     if exact:  # lines written by `hindsight export`: every column as given
         if len(exact) != len(records):
             raise InvalidInput("file", "mixes exported lines (with memory_id) and plain lines; import them separately")
-        return await transfer.restore(db, embedder, agent_id, records, batch_size, progress)
+        return await transfer.restore(db, embedder, agent_id, records, batch_size, progress, sealer)
     done = 0
     for start in range(0, len(records), batch_size):
         batch = [_private(r, sealer) for r in records[start:start + batch_size]]

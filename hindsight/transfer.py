@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import anyio
 
-from . import validate as v
+from . import privacy, validate as v
 from .db import Database
 from .embed import Embedder
 from .errors import InvalidInput
@@ -95,11 +95,18 @@ def _history(rows: Any) -> list[dict[str, Any]]:
 
 
 async def restore(db: Database, embedder: Embedder, agent_id: str, records: list[dict[str, Any]],
-                  batch_size: int = 64, progress=None) -> int:
+                  batch_size: int = 64, progress=None, sealer: privacy.Sealer | None = None) -> int:
     """Write exported records exactly, in one transaction (supersession links may point
-    forward in the file)."""
+    forward in the file). Exported content is already redacted; a line that still holds a
+    secret (written by hand) is redacted (and sealed, with a key) like any other write."""
     agent_id = v.agent_id(agent_id)
     memories = [r for r in records if r["restore"]["kind"] == "memory"]
+    for r in memories:
+        scrubbed = privacy.scrub(r["content"], r["metadata"] or {})
+        if scrubbed.changed:
+            if r["restore"]["sealed"] is None and sealer is not None:
+                r["restore"]["sealed"] = sealer.seal(r["content"], r["metadata"] or {})
+            r["content"], r["metadata"] = scrubbed.content, scrubbed.metadata
     vectors = []
     for start in range(0, len(memories), batch_size):
         batch = memories[start:start + batch_size]

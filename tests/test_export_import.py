@@ -92,3 +92,18 @@ def _diff(before, after, cols):
         for c, x, y in zip(cols, b, a):
             if x != y:
                 print("DIFF", c, repr(x)[:120], repr(y)[:120])
+
+
+async def test_a_hand_written_export_line_with_a_secret_is_still_redacted(empty_db_url):
+    line = {"format": "hindsight-export/1", "memory_id": str(uuid.uuid4()), "content": "db password: hunter2-x",
+            "timestamp": "2026-01-01T00:00:00Z", "memory_type": "semantic", "importance": 3, "metadata": {},
+            "tags": [], "session_id": None, "restore": {"history": []}}
+    done = await anyio.to_thread.run_sync(lambda: cli(empty_db_url, "import", "-", "--agent", "a",
+                                                      stdin=__import__("json").dumps(line) + "\n"))
+    assert done.returncode == 0, done.stderr
+    conn = await asyncpg.connect(empty_db_url)
+    try:
+        row = await conn.fetchrow("SELECT content, sealed FROM memories")
+    finally:
+        await conn.close()
+    assert row["content"] == "db password: [REDACTED:password]" and row["sealed"] is not None
