@@ -298,68 +298,11 @@ def cmd_doctor(args, settings: Settings) -> int:
     name, dim = describe(settings)
     create_embedder(settings)
     print(f"embedder: {name} ({dim}-d) loads")
-    clean, detail = _stdout_check()
+    from .doctor import stdout_check
+
+    clean, detail = stdout_check(_server_exe())
     print(f"stdio:    {detail}")
     return 0 if current == migrate.head() and clean else 1
-
-
-def _stdout_check(timeout: float = 120) -> tuple[bool, str]:
-    """Start hindsight-server as an IDE would, ask it for its tools, and check that every
-    line it writes to stdout is a JSON-RPC message (anything else breaks MCP clients)."""
-    import subprocess
-
-    exe = _server_exe()
-    messages = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                 "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                            "clientInfo": {"name": "hindsight-doctor", "version": "1"}}},
-                {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    import queue
-    import threading
-
-    proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    got: queue.Queue = queue.Queue()
-    reader = threading.Thread(target=lambda: [got.put(x) for x in proc.stdout] and None, daemon=True)
-    reader.start()
-    errors: list[str] = []
-    threading.Thread(target=lambda: errors.append(proc.stderr.read()), daemon=True).start()  # kept drained
-    lines: list[str] = []
-    proc.stdin.write("".join(json.dumps(m) + "\n" for m in messages))
-    proc.stdin.flush()
-    try:
-        while not any('"id":2' in x.replace(" ", "") for x in lines):
-            lines.append(got.get(timeout=timeout))
-    except queue.Empty:
-        pass
-    proc.stdin.close()  # end of input: the server exits
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    reader.join(timeout=5)
-    while not got.empty():
-        lines.append(got.get())
-    err = "".join(errors)
-
-    class done:  # what the checks below read
-        stdout = "".join(x if x.endswith("\n") else x + "\n" for x in lines)
-        returncode = proc.returncode
-        stderr = err
-
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    bad = []
-    for line in lines:
-        try:
-            if json.loads(line).get("jsonrpc") != "2.0":
-                bad.append(line)
-        except (ValueError, AttributeError):
-            bad.append(line)
-    if bad:
-        return False, f"the server wrote {len(bad)} non-MCP line(s) to stdout, e.g. {bad[0][:80]!r}"
-    tools = next((len(json.loads(x)["result"]["tools"]) for x in lines if '"id":2' in x.replace(" ", "")), None)
-    if tools is None:
-        return False, f"no answer to tools/list (exit {done.returncode}): {done.stderr.strip()[-200:]}"
-    return True, f"stdout clean: {len(lines)} JSON-RPC messages, {tools} tools"
 
 
 def _server_exe() -> str:
