@@ -288,20 +288,21 @@ def cmd_recall(args, settings: Settings) -> int:
 
 def cmd_doctor(args, settings: Settings) -> int:
     from .db import ensure_pgvector
+    from .doctor import stdout_check
     from .embed import describe
 
     url = bootstrap.resolve_url(settings)
     print(f"database: {redact(url)}{' (embedded)' if not settings.database_url else ''}")
     print(f"pgvector: {asyncio.run(ensure_pgvector(url))}")
-    current = asyncio.run(migrate.current(url))
-    print(f"schema:   {current or 'not migrated'} (newest {migrate.head()})")
+    found = asyncio.run(migrate.current(url))
     name, dim = describe(settings)
     create_embedder(settings)
     print(f"embedder: {name} ({dim}-d) loads")
-    from .doctor import stdout_check
-
-    clean, detail = stdout_check(_server_exe())
+    clean, detail = stdout_check(_server_exe())  # the server migrates before it serves
     print(f"stdio:    {detail}")
+    current = asyncio.run(migrate.current(url))
+    moved = f", migrated from {found or 'nothing'} by the server's start" if current != found else ""
+    print(f"schema:   {current or 'not migrated'} (newest {migrate.head()}{moved})")
     return 0 if current == migrate.head() and clean else 1
 
 
