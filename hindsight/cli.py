@@ -10,6 +10,7 @@ import json
 import logging
 import shutil
 import sys
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from . import bootstrap, migrate
@@ -33,6 +34,18 @@ async def _opened(settings: Settings, url: str, threads: int | None = None):
         yield db, embedder
     finally:
         await db.close()
+
+
+def _with_db(url: str, work: Callable[[Database], Awaitable[Any]]) -> Any:
+    """Run one coroutine against a small pool that is closed afterwards."""
+    async def run() -> Any:
+        db = await Database.open(url, max_size=2)
+        try:
+            return await work(db)
+        finally:
+            await db.close()
+
+    return asyncio.run(run())
 
 
 def cmd_migrate(args, settings: Settings) -> int:
@@ -101,14 +114,8 @@ def cmd_restore(args, settings: Settings) -> int:
 
     url = bootstrap.prepare(settings)
 
-    async def run() -> dict[str, Any]:
-        db = await Database.open(url, max_size=2)
-        try:
-            return await restore(db, args.agent or settings.agent_id, args.memory_id, _now(None))
-        finally:
-            await db.close()
-
-    print(json.dumps(asyncio.run(run())))
+    result = _with_db(url, lambda db: restore(db, args.agent or settings.agent_id, args.memory_id, _now(None)))
+    print(json.dumps(result))
     return 0
 
 
@@ -117,14 +124,7 @@ def cmd_stats(args, settings: Settings) -> int:
 
     url = bootstrap.prepare(settings)
 
-    async def run() -> dict[str, Any]:
-        db = await Database.open(url, max_size=2)
-        try:
-            return await collect(db, args.agent, _now(None))
-        finally:
-            await db.close()
-
-    data = asyncio.run(run())
+    data = _with_db(url, lambda db: collect(db, args.agent, _now(None)))
     if args.json:
         print(json.dumps(data, ensure_ascii=False, default=str))
     else:
@@ -162,14 +162,7 @@ def cmd_export(args, settings: Settings) -> int:
 
     url = bootstrap.prepare(settings)
 
-    async def run() -> list[str]:
-        db = await Database.open(url, max_size=2)
-        try:
-            return list(await export_lines(db, args.agent or settings.agent_id))
-        finally:
-            await db.close()
-
-    lines = asyncio.run(run())
+    lines = _with_db(url, lambda db: export_lines(db, args.agent or settings.agent_id))
     for line in lines:
         sys.stdout.write(line + "\n")
     print(f"exported {len(lines)} lines for agent {args.agent or settings.agent_id!r}", file=sys.stderr)

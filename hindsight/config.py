@@ -10,6 +10,7 @@ from .dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
 from .errors import ConfigError
 
 EMBEDDERS = ("e5-small", "openai")
+DEFAULT_CRON = "0 3 * * *"  # nightly at 03:00
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -33,7 +34,7 @@ class Settings:
     encryption_key: str | None = None     # Fernet key(s); None: secrets are redacted, not kept
     dedup_threshold: float = DEFAULT_THRESHOLD
     conflict_threshold: float = DEFAULT_CONFLICT_THRESHOLD
-    maintenance_cron: str = "0 3 * * *"
+    maintenance_cron: str = DEFAULT_CRON
     embed_input_type: bool = False
 
     @classmethod
@@ -77,8 +78,9 @@ class Settings:
         if conflict > dedup:
             raise ConfigError(f"HINDSIGHT_CONFLICT_THRESHOLD={conflict} must not exceed "
                               f"HINDSIGHT_DEDUP_THRESHOLD={dedup}")
-        cron = (env.get("HINDSIGHT_MAINTENANCE_CRON") or "0 3 * * *").strip()
-        cron_trigger(cron)  # a bad expression fails at startup
+        cron = (env.get("HINDSIGHT_MAINTENANCE_CRON") or DEFAULT_CRON).strip()
+        if cron != DEFAULT_CRON:
+            cron_trigger(cron)  # a bad expression fails at startup (APScheduler is imported only then)
         home = Path(env["HINDSIGHT_HOME"]).expanduser() if env.get("HINDSIGHT_HOME") else default_home()
         return cls(
             database_url=url,

@@ -19,7 +19,6 @@ from .maintenance import Maintenance
 from .memories import Memories, WritePolicy
 
 log = logging.getLogger("hindsight.scheduler")
-DEFAULT_CRON = "0 3 * * *"
 
 
 def build(maintenance: Maintenance, expression: str) -> AsyncIOScheduler:

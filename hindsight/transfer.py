@@ -15,7 +15,7 @@ import json
 import uuid
 from collections import defaultdict
 from datetime import datetime
-from typing import Any, Iterator
+from typing import Any
 
 import anyio
 
@@ -41,7 +41,7 @@ def _json(value: Any) -> Any:
     return value
 
 
-async def export_lines(db: Database, agent_id: str) -> Iterator[str]:
+async def export_lines(db: Database, agent_id: str) -> list[str]:
     agent_id = v.agent_id(agent_id)
     history: dict[Any, list[dict]] = defaultdict(list)
     for h in await db.fetch("export_history", agent_id):
@@ -60,7 +60,7 @@ async def export_lines(db: Database, agent_id: str) -> Iterator[str]:
     for memory_id, rows in history.items():  # deleted memories: their trail only
         lines.append(json.dumps({"format": FORMAT, "memory_id": str(memory_id), "deleted": True, "history": rows},
                                 ensure_ascii=False))
-    return iter(lines)
+    return lines
 
 
 def parse_restore(obj: dict[str, Any], lineno: int) -> dict[str, Any]:
