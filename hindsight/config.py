@@ -36,6 +36,7 @@ class Settings:
     conflict_threshold: float = DEFAULT_CONFLICT_THRESHOLD
     maintenance_cron: str = DEFAULT_CRON
     embed_input_type: bool = False
+    timezone: str | None = None           # IANA name for "yesterday"; None: the machine's zone
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
@@ -81,6 +82,9 @@ class Settings:
         cron = (env.get("HINDSIGHT_MAINTENANCE_CRON") or DEFAULT_CRON).strip()
         if cron != DEFAULT_CRON:
             cron_trigger(cron)  # a bad expression fails at startup (APScheduler is imported only then)
+        zone = (env.get("HINDSIGHT_TIMEZONE") or "").strip() or None
+        if zone is not None:
+            _check_zone(zone)
         home = Path(env["HINDSIGHT_HOME"]).expanduser() if env.get("HINDSIGHT_HOME") else default_home()
         return cls(
             database_url=url,
@@ -97,7 +101,14 @@ class Settings:
             conflict_threshold=conflict,
             maintenance_cron=cron,
             embed_input_type=input_type in ("1", "true", "yes"),
+            timezone=zone,
         )
+
+    def zone(self):
+        """The zone relative times ("yesterday", "上周") are counted in."""
+        from .timeparse import local_zone
+
+        return local_zone(self.timezone)
 
 
 def cron_trigger(expression: str):
@@ -109,6 +120,16 @@ def cron_trigger(expression: str):
     except ValueError as exc:
         raise ConfigError(f"HINDSIGHT_MAINTENANCE_CRON={expression!r} is not a cron expression "
                           f"(five fields: minute hour day month weekday, e.g. '0 3 * * *'): {exc}") from None
+
+
+def _check_zone(name: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(f"HINDSIGHT_TIMEZONE={name!r} is not a time zone; use an IANA name such as "
+                          "'Asia/Singapore' or 'Europe/Berlin' (unset: the machine's own zone)") from None
 
 
 def _fraction(env, name: str, default: float) -> float:
