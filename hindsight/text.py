@@ -10,10 +10,17 @@ import unicodedata
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 
 
+# Chinese function words: like English stop words they say nothing about what a memory is
+# about, and BM25 would count them.
+_ZH_STOP = frozenset("""的 了 是 在 和 也 就 都 而 及 与 着 或 吗 呢 吧 啊 么 个 们 之 以 为 被 把 让 给 对 从 到
+这 那 有 要 会 说 还 又 很 我 你 他 她 它 我们 你们 他们 这个 那个 什么 怎么 怎样 如何 哪 哪里 哪个 为什么
+一个 没有 就是 可以 因为 所以 但是 如果 时候 现在 已经 应该""".split())
+
+
 def _segment(run: str) -> str:
     import rjieba  # imported lazily: only text with CJK pays for it
 
-    return " ".join(w for w in rjieba.cut(run) if w.strip())
+    return " ".join(w for w in rjieba.cut(run) if w.strip() and w not in _ZH_STOP)
 
 
 # Identifiers such as ERR_SSL_PROTOCOL_ERROR, numpy.linalg, pg_dump, HTTP/2, v1.2.3.
@@ -58,26 +65,22 @@ def metadata_text(metadata: dict | None) -> str:
     return " ".join(out)
 
 
-def indexed_text(content: str, metadata: dict | None) -> str:
-    """What the keyword index holds for a memory: its content and its metadata's words."""
-    extra = metadata_text(metadata)
+def indexed_text(content: str, metadata: dict | None, tags: list[str] | None = None) -> str:
+    """What the keyword index holds for a memory: its content, its metadata's words and
+    its tags."""
+    extra = " ".join(filter(None, [metadata_text(metadata), " ".join(tags or [])]))
     return keyword_text(f"{content}\n{extra}" if extra else content)
 
 
-_STOP = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been
-being am do does did have has had i me my we our you your he him his she her it its they them their
-this that these those what which who whom how when where why so too very just not no yes oh ok okay
-can could would should will shall may might must s t don doesn didn isn wasn aren there here than
-then also really much many some any all""".split())
-_LATIN_WORD = re.compile(r"[^\W\d_]{2,}|\d+", re.UNICODE)
+_LATIN_RUN = re.compile(r"[A-Za-z]+")
 
 
-def content_words(text: str) -> int:
-    """How many words carry content: Latin words that are not function words, plus one for
-    every two CJK characters. Near-empty memories ("Cool!", "谢谢") score low."""
+def cjk_share(text: str) -> float:
+    """How much of a text is written in a CJK script, 0-1 (a CJK character counts as
+    half a Latin word). Recall uses it to compare a query and a memory across languages."""
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
-    latin = _CJK_RUN.sub(" ", text)
-    return sum(1 for w in _LATIN_WORD.findall(latin) if w.lower() not in _STOP) + cjk // 2
+    latin = len(_LATIN_RUN.findall(text))
+    return cjk / (cjk + 2 * latin) if cjk else 0.0
 
 
 def normalised(text: str) -> str:

@@ -32,13 +32,14 @@ async def dump(url: str) -> dict[str, list]:
     try:
         cols = [r["attname"] for r in await conn.fetch(
             "SELECT attname FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attnum > 0 "
-            "AND NOT attisdropped ORDER BY attnum")]
+            "AND NOT attisdropped AND attname <> 'seq' ORDER BY attnum")]  # seq: this database's write order
         return {
             "columns": cols,
             "memories": [tuple(r) for r in await conn.fetch(
                 f"SELECT {', '.join(c for c in cols)} FROM memories ORDER BY id")],
             "state": [tuple(r) for r in await conn.fetch("SELECT * FROM memory_state ORDER BY id")],
-            "archive": [tuple(r) for r in await conn.fetch("SELECT * FROM memories_archive ORDER BY id")],
+            "archive": [tuple(v for k, v in r.items() if k != "seq")
+                        for r in await conn.fetch("SELECT * FROM memories_archive ORDER BY id")],
             "history": [tuple(r) for r in await conn.fetch(
                 "SELECT agent_id, memory_id, action, at, call, reason, related_id, memory_type, content, metadata, "
                 "importance, slot, expires_at FROM memory_history ORDER BY memory_id, seq")],

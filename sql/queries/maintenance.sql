@@ -27,14 +27,14 @@ FROM maintenance_runs ORDER BY id DESC LIMIT $1;
 SELECT (pg_relation_size('memory_state') / current_setting('block_size')::int)::int;
 
 -- name: decay_pages
--- Recompute decay_score (hindsight_decay, see sql/migrations/0004_maintenance.sql) for the
+-- Recompute decay_score (hindsight_decay, see sql/migrations/0006_recall_ranking.sql) for the
 -- current memories on heap pages [$3, $4) of memory_state, writing only rows whose score
 -- changes. $1 the moment, $2 λ. memory_state is narrow and half empty: HOT updates.
 UPDATE memory_state
-SET decay_score = hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2)
+SET decay_score = hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, memory_type, $1, $2)
 WHERE ctid >= $3::tid AND ctid < $4::tid
   AND current
-  AND decay_score <> hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2);
+  AND decay_score <> hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, memory_type, $1, $2);
 
 -- name: decay_preview
 -- What decay would change at $1 with λ $2, without changing it.
@@ -42,7 +42,7 @@ SELECT count(*) FILTER (WHERE d <> decay_score) AS changed,
        count(*) FILTER (WHERE d < $3 AND decay_score >= $3) AS sinking,
        count(*) FILTER (WHERE d >= $3 AND decay_score < $3) AS recovering
 FROM (SELECT decay_score,
-             hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, $1, $2) AS d
+             hindsight_decay(strength, access_count, coalesce(last_accessed, stored_at), importance, memory_type, $1, $2) AS d
       FROM memory_state WHERE current) s;
 
 -- name: archive_batch

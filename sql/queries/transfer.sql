@@ -48,7 +48,7 @@ INSERT INTO memories_archive (agent_id, id, session_id, memory_type, content, co
                               search_vector, metadata, tags, importance, created_at, stored_at, updated_at,
                               expires_at, invalidated_at, invalidation_reason, invalidated_by, shared, dedup_key,
                               slot, flags, sealed, strength, reinforce_count, consolidated_into, decay_score,
-                              access_count, last_accessed, doc_len, archived_at, archive_reason)
+                              access_count, last_accessed, doc_len, archived_at, archive_reason, seq)
 VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, COALESCE($12, now()),
         COALESCE($13, now()), COALESCE($14, now()), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,
-        $27, $28, $29, $30, $31, $32);
+        $27, $28, $29, $30, $31, $32, nextval('memories_seq'));
