@@ -2,7 +2,8 @@
 
     locomo_adapter.py MEMORIES QUERIES OUTPUT CONV
 
-`hindsight import` loads the conversation's turns into a fresh agent, then
+`hindsight import` loads the conversation's turns into a fresh agent (each LoCoMo session
+is one hindsight session: turns in file order), then
 `hindsight recall --batch --json` answers every query; results map back to dialogue ids
 through metadata.external_id. HINDSIGHT_HOME / HINDSIGHT_DATABASE_URL come from the
 environment (benchmarks/locomo.py sets a throwaway home).
@@ -30,8 +31,11 @@ def main(memories: str, queries: str, output: str, conv: str) -> None:
         with open(memories, encoding="utf-8") as src, open(to_import, "w", encoding="utf-8") as dst:
             for line in src:
                 m = json.loads(line)
-                dst.write(json.dumps({"content": m["text"], "timestamp": m["timestamp"], "id": m["id"],
-                                      "metadata": m.get("metadata", {})}, ensure_ascii=False) + "\n")
+                meta = m.get("metadata", {})
+                line = {"content": m["text"], "timestamp": m["timestamp"], "id": m["id"], "metadata": meta}
+                if meta.get("session") is not None:  # the conversation's session is ours
+                    line["session_id"] = f"{conv}-session-{meta['session']}"
+                dst.write(json.dumps(line, ensure_ascii=False) + "\n")
         batch = Path(tmp) / "queries.jsonl"
         with open(queries, encoding="utf-8") as src, open(batch, "w", encoding="utf-8") as dst:
             for line in src:

@@ -240,7 +240,7 @@ def cmd_recall_batch(args, settings: Settings, url: str) -> int:
 
     async def run() -> None:
         async with _opened(settings, url, settings.embed_threads or BULK_THREADS) as (db, embedder):
-            recall = Recall(db, AsyncEmbedder(embedder))
+            recall = Recall(db, AsyncEmbedder(embedder), tz=settings.zone())
             for item in batch:
                 found = await recall.retrieve(agent, item["query"], top_k=item["k"], as_of=item["as_of"])
                 results = [{key: m[key] for key in ("id", "content", "score", "created_at", "metadata")}
@@ -262,7 +262,7 @@ def cmd_recall(args, settings: Settings) -> int:
 
     async def run() -> dict[str, Any]:
         async with _opened(settings, url) as (db, embedder):
-            return await Recall(db, AsyncEmbedder(embedder)).retrieve(args.agent or settings.agent_id, args.query, top_k=args.top_k)
+            return await Recall(db, AsyncEmbedder(embedder), tz=settings.zone()).retrieve(args.agent or settings.agent_id, args.query, top_k=args.top_k)
 
     result = asyncio.run(run())
     if args.json:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from . import dedup, guard, policy, privacy, validate as v
+from . import dedup, guard, policy, privacy, scoring, validate as v
 from .db import Database, Tx
 from .embed import AsyncEmbedder
 from .errors import InvalidInput, NotFound
@@ -28,6 +28,34 @@ MAX_CONFLICTS = 3
 
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
+
+
+CONFLICT_HINT = ("Recall already ranks this newer memory above older similar ones it says changed. If it "
+                 "replaces one of them, confirm it: invalidate_memory(memory_id=<old id>, reason=..., "
+                 "replaced_by='{id}') (CLI: hindsight invalidate <old id> --reason ... --replaced-by {id}).")
+
+
+def _conflicts(near: list, row) -> list[dict[str, Any]]:
+    """Similar current memories the new one may contradict, most similar first: older ones
+    are marked `older` (the new memory outranks them when it says something changed:
+    `likely_outdated`)."""
+    changes = scoring.states_change(row["content"])
+    out = []
+    for n in near:
+        older = n["created_at"] < row["created_at"]
+        out.append({"id": str(n["id"]), "content": n["content"], "memory_type": n["memory_type"], "slot": n["slot"],
+                    "similarity": round(float(n["similarity"]), 3), "created_at": n["created_at"].isoformat(),
+                    "older": older, "likely_outdated": bool(older and changes
+                                                            and n["memory_type"] in ("semantic", "procedural"))})
+    return out
+
+
+def _search_text(state, p: "_Prepared | None", tags: list[str] | None) -> str | None:
+    """The keyword text after an update, when content, metadata or tags changed."""
+    if p is None and tags is None:
+        return None
+    return indexed_text(p.content if p else state["content"], p.metadata if p else state["metadata"],
+                        tags if tags is not None else state["tags"])
 
 
 def row_to_dict(row) -> dict[str, Any]:
@@ -140,7 +168,7 @@ class Memories:
             else:
                 row = await tx.fetchrow(
                     "insert_memory", agent_id, new_id, session_id, memory_type, p.content,
-                    content_hash(p.content), vector, indexed_text(p.content, p.metadata), p.metadata, tags,
+                    content_hash(p.content), vector, indexed_text(p.content, p.metadata, tags), p.metadata, tags,
                     importance, created, expires, shared, p.dedup_key, slot, p.flags, p.sealed, p.strength)
                 if row is None:  # the unique index found a current twin (a writer outside the lock)
                     dup_id = keep_id = await tx.fetchval("find_exact_duplicate", agent_id, memory_type, p.dedup_key)
@@ -157,11 +185,11 @@ class Memories:
         if dup_id is not None:
             result["duplicate_of"] = str(dup_id)
         skip = {keep_id, *targets}
-        conflicts = [{"id": str(n["id"]), "content": n["content"], "memory_type": n["memory_type"],
-                      "slot": n["slot"], "similarity": round(float(n["similarity"]), 3)}
-                     for n in near if n["id"] not in skip and n["similarity"] >= self.policy.conflict_threshold]
+        conflicts = _conflicts([n for n in near if n["id"] not in skip
+                                and n["similarity"] >= self.policy.conflict_threshold], row)
         if conflicts:
             result["possible_conflicts"] = conflicts[:MAX_CONFLICTS]
+            result["conflict_hint"] = CONFLICT_HINT.format(id=row["id"])
         if row["flags"]:
             result["flags"] = list(row["flags"])
         if p.redacted:
@@ -245,7 +273,7 @@ class Memories:
                 "update_memory", agent_id, mid,
                 p.content if new_content is not None else None,
                 content_hash(p.content) if new_content is not None else None, vector,
-                indexed_text(p.content, p.metadata) if p else None,
+                _search_text(state, p, tags),
                 importance, p.metadata if metadata is not None else None, tags,
                 p.dedup_key if new_content is not None else None,
                 p is not None, p.sealed if p else None,

@@ -1,157 +1,92 @@
-"""The read path: run the recall channels (keyword, tools and entities while the query is
-being embedded; then vector and time window), fuse and score them, return the best."""
+"""The read path: check the request, gather candidates (the keyword channels while the
+query is being embedded, then everything else in one statement), rank them
+(hindsight/scoring.py), answer."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
-from datetime import datetime, timezone
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Awaitable, Callable, Protocol
+
+import numpy as np
 
 from . import scoring, timeparse, validate as v
 from .db import Database
 from .embed import AsyncEmbedder
 from .errors import InvalidInput
 from .memories import row_to_dict
-from .text import content_words, estimate_tokens, keyword_text
+from .text import cjk_share, estimate_tokens, keyword_text
 
-CANDIDATES = 20            # per channel
+CANDIDATES = 50            # per channel
 POSTINGS_PER_TERM = 2000   # BM25 reads at most this many postings of each query term
 DEFAULT_MIN_DECAY = 0.3
 DEFAULT_MAX_TOKENS = 1000
-_WORD = re.compile(r"[\w][\w.+#\-/]*[\w+#]|[\w]", re.UNICODE)
+DECAY_CLOCK_SECONDS = 60   # how long the time of the last decay run is cached
+FAILED_OUTCOMES = ("failure", "failed", "error")
 
 AccessHook = Callable[[str, list, datetime], None]
-RERANK_DEPTH = 3  # a reranker sees top_k × this many fused candidates
+RERANK_DEPTH = 3  # a reranker sees top_k × this many ranked candidates
 
 
 class Reranker(Protocol):
     """The seam for a second-stage reranker (e.g. a cross-encoder, when one can ship
-    offline): it reorders the fused candidates, best first; recall keeps the first top_k."""
+    offline): it reorders the ranked candidates, best first; recall keeps the first top_k."""
 
     async def rerank(self, query: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
 
 
-def query_names(query: str) -> list[str]:
-    """Words and 2-3 word phrases of the query, as written and lower-cased: what a tool
-    name, an entity or a tag in the query could look like."""
-    words = _WORD.findall(query)
-    names: list[str] = []
-    for n in (1, 2, 3):
-        for i in range(len(words) - n + 1):
-            phrase = " ".join(words[i:i + n])
-            names += [phrase, phrase.lower()]
-    return list(dict.fromkeys(names))[:200]
+@dataclass(frozen=True)
+class Request:
+    """A checked retrieve_memory call."""
+    agent_id: str
+    query: str
+    top_k: int
+    as_of: datetime
+    as_of_given: bool          # asked about a chosen moment, not about now
+    filters: tuple             # $1-$9 of the recall statements
+    task_type: str | None
+    session_id: str | None
+    tools: tuple[str, ...]
+    include_shared: bool
+    min_decay: float
+    format: str
+    max_tokens: int
 
 
-class Recall:
-    def __init__(self, db: Database, embedder: AsyncEmbedder, weights: scoring.Weights | None = None,
-                 on_access: AccessHook | None = None, reranker: Reranker | None = None):
-        self.db = db
-        self.embedder = embedder
-        self.weights = weights or scoring.Weights()
-        self.on_access = on_access
-        self.reranker = reranker
-
-    async def retrieve(
-        self, agent_id: str, query: Any, *, top_k: Any = 5, memory_type: Any = None,
-        time_range: Any = None, task_type: Any = None, session_id: Any = None, tools: Any = None,
-        tags: Any = None, metadata: Any = None, include_shared: Any = True, as_of: Any = None,
-        min_decay_score: Any = DEFAULT_MIN_DECAY, format: Any = "json", max_tokens: Any = None,
-    ) -> dict[str, Any]:
-        agent_id = v.agent_id(agent_id)
-        query = v.text("query", query, max_bytes=v.MAX_QUERY_CHARS * 4)
-        if len(query) > v.MAX_QUERY_CHARS:
-            raise InvalidInput("query", f"is {len(query)} characters; at most {v.MAX_QUERY_CHARS} allowed")
-        top_k = v.integer("top_k", top_k, 1, v.MAX_TOP_K)
-        memory_type = v.memory_type(memory_type, required=False)
-        tags = v.tags(tags)
-        tools = v.tags(tools, field="tools")
-        metadata = v.metadata(metadata)
-        task_type = v.text("task_type", task_type, max_bytes=256, required=False)
-        session_id = v.text("session_id", session_id, max_bytes=256, required=False)
-        if not isinstance(include_shared, bool):
-            raise InvalidInput("include_shared", "must be true or false")
-        as_of = v.timestamp("as_of", as_of) or datetime.now(timezone.utc)
-        start, end = _time_range(time_range)
-        if not isinstance(min_decay_score, (int, float)) or isinstance(min_decay_score, bool) \
-                or not 0 <= min_decay_score <= 1:
-            raise InvalidInput("min_decay_score", "must be a number from 0 to 1")
-        if format not in ("json", "prompt"):
-            raise InvalidInput("format", f"{format!r} is not allowed; use json or prompt")
-        max_tokens = v.integer("max_tokens", DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens, 50, 100_000)
-
-        filters = [agent_id, include_shared, as_of, memory_type, tags, metadata, start, end,
-                   float(min_decay_score)]
-        text = keyword_text(query)
-        names = query_names(query)
-
-        def channel(name: str, *extra: Any) -> Awaitable[list]:
-            return self.db.fetch(name, *filters, CANDIDATES, *extra)
-
-        # No embedding needed: these start first and run while the query is embedded.
-        early = {
-            "keyword": channel("channel_keyword", text, POSTINGS_PER_TERM),
-            "tools": channel("channel_tools", list(dict.fromkeys(t.lower() for t in (tools or []) + names))),
-        }
-        if include_shared:
-            early["shared_keyword"] = channel("channel_shared_keyword", text)
-        if task_type or session_id:
-            early["recent"] = channel("channel_recent_task", task_type, session_id)
-        early_tasks = {name: asyncio.ensure_future(aw) for name, aw in early.items()}
-        try:
-            vector = await self.embedder.query(query)
-        except BaseException:
-            for task in early_tasks.values():
-                task.cancel()
-            raise
-        late = {"vector": channel("channel_vector", vector), "entities": channel("channel_entities", names, vector)}
-        window = timeparse.resolve(query, as_of)
-        if window:
-            late["time"] = channel("channel_time_window", vector, window[0], window[1])
-        late_tasks = {name: asyncio.ensure_future(aw) for name, aw in late.items()}
-        tasks = early_tasks | late_tasks
-        try:
-            await asyncio.gather(*tasks.values())
-        except BaseException:
-            for task in tasks.values():
-                task.cancel()
-            raise
-        rankings = {name: [(r[0], r[1] if len(r) > 1 else None) for r in task.result()]
-                    for name, task in tasks.items()}
-
-        fused = scoring.fuse(rankings, self.weights)
-        rows = await self.db.fetch("recall_rows", agent_id, list(fused), vector) if fused else []
-        hits = []
-        for row in rows:
-            score, channels = fused[row["id"]]
-            hit = row_to_dict(row)
-            hit["score"] = round(scoring.final_score(score, row["importance"], row["created_at"], as_of,
-                                                     row["decay_score"], content_words(row["content"]), self.weights), 6)
-            hit["confidence"] = scoring.confidence(row["similarity"], channels)
-            hit["channels"] = channels
-            hit["similarity"] = round(float(row["similarity"]), 4)
-            hits.append(hit)
-        hits.sort(key=lambda h: (-h["score"], h["created_at"]))
-        if self.reranker is not None:
-            hits = await self.reranker.rerank(query, hits[:top_k * RERANK_DEPTH])
-        hits = hits[:top_k]
-
-        if self.on_access and hits:
-            self.on_access(agent_id, [h["id"] for h in hits if h["agent_id"] == agent_id],
-                           datetime.now(timezone.utc))
-        result: dict[str, Any] = {
-            "memories": hits,
-            "token_estimate": sum(estimate_tokens(h["content"]) for h in hits),
-        }
-        if window:
-            result["time_window"] = {"start": window[0].isoformat(), "end": window[1].isoformat(),
-                                     "matched": window[2]}
-        if format == "prompt":
-            result["prompt"] = scoring.prompt_block(hits, estimate_tokens, max_tokens)
-            result["token_estimate"] = estimate_tokens(result["prompt"])
-        return result
+def check(agent_id: Any, query: Any, *, top_k: Any = 5, memory_type: Any = None, time_range: Any = None,
+          task_type: Any = None, session_id: Any = None, tools: Any = None, tags: Any = None,
+          metadata: Any = None, include_shared: Any = True, as_of: Any = None,
+          min_decay_score: Any = DEFAULT_MIN_DECAY, format: Any = "json", max_tokens: Any = None) -> Request:
+    """Validate a retrieve_memory call; InvalidInput names the first bad field."""
+    agent_id = v.agent_id(agent_id)
+    query = v.text("query", query, max_bytes=v.MAX_QUERY_CHARS * 4)
+    if len(query) > v.MAX_QUERY_CHARS:
+        raise InvalidInput("query", f"is {len(query)} characters; at most {v.MAX_QUERY_CHARS} allowed")
+    top_k = v.integer("top_k", top_k, 1, v.MAX_TOP_K)
+    memory_type = v.memory_type(memory_type, required=False)
+    tags = v.tags(tags)
+    tools = v.tags(tools, field="tools")
+    metadata = v.metadata(metadata)
+    task_type = v.text("task_type", task_type, max_bytes=256, required=False)
+    session_id = v.text("session_id", session_id, max_bytes=256, required=False)
+    if not isinstance(include_shared, bool):
+        raise InvalidInput("include_shared", "must be true or false")
+    as_of_given = as_of is not None
+    as_of = v.timestamp("as_of", as_of) or datetime.now(timezone.utc)
+    start, end = _time_range(time_range)
+    if not isinstance(min_decay_score, (int, float)) or isinstance(min_decay_score, bool) \
+            or not 0 <= min_decay_score <= 1:
+        raise InvalidInput("min_decay_score", "must be a number from 0 to 1")
+    if format not in ("json", "prompt"):
+        raise InvalidInput("format", f"{format!r} is not allowed; use json or prompt")
+    max_tokens = v.integer("max_tokens", DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens, 50, 100_000)
+    filters = (agent_id, include_shared, as_of, memory_type, tags, metadata, start, end, float(min_decay_score))
+    return Request(agent_id, query, top_k, as_of, as_of_given, filters, task_type, session_id,
+                   tuple(dict.fromkeys(t.lower() for t in tools or [])), include_shared,
+                   float(min_decay_score), format, max_tokens)
 
 
 def _time_range(value: Any) -> tuple[datetime | None, datetime | None]:
@@ -164,6 +99,160 @@ def _time_range(value: Any) -> tuple[datetime | None, datetime | None]:
     if start and end and start >= end:
         raise InvalidInput("time_range", "start must be before end")
     return start, end
+
+
+class Recall:
+    def __init__(self, db: Database, embedder: AsyncEmbedder, weights: scoring.Weights | None = None,
+                 on_access: AccessHook | None = None, reranker: Reranker | None = None,
+                 tz: tzinfo | None = None):
+        self.db = db
+        self.embedder = embedder
+        self.weights = weights or scoring.Weights()
+        self.on_access = on_access
+        self.reranker = reranker
+        self.tz = tz or timeparse.local_zone()
+        self._decay_clock: tuple[float, datetime | None] = (0.0, None)
+
+    async def retrieve(self, agent_id: Any, query: Any, **options: Any) -> dict[str, Any]:
+        req = check(agent_id, query, **options)
+        window = timeparse.resolve(req.query, req.as_of, self.tz)
+        use_decay = not req.as_of_given or await self._decay_applies(req.as_of)
+        rows, found, vector = await self._candidates(req, window, use_decay)
+        hits = self._rank(req, rows, found, vector, window, use_decay)
+        if self.reranker is not None:
+            hits = await self.reranker.rerank(req.query, hits[: req.top_k * RERANK_DEPTH])
+        hits = hits[: req.top_k]
+        if self.on_access and hits:
+            self.on_access(req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id],
+                           datetime.now(timezone.utc))
+        return _answer(req, hits, window)
+
+    async def _decay_applies(self, as_of: datetime) -> bool:
+        """decay_score describes the memories as of the last maintenance run: a question
+        about a moment more than a day before that run is not judged by it (nor filtered
+        by the decay cut)."""
+        fetched, computed = self._decay_clock
+        if time.monotonic() - fetched > DECAY_CLOCK_SECONDS:
+            computed = await self.db.fetchval("decay_computed_at")
+            self._decay_clock = (time.monotonic(), computed)
+        return computed is None or as_of >= computed - timedelta(days=1)
+
+    async def _candidates(self, req: Request, window: timeparse.Window | None,
+                          use_decay: bool) -> tuple[list, dict, np.ndarray]:
+        """The keyword channels run while the query is embedded; then one statement
+        brings every candidate with its features."""
+        filters = req.filters if use_decay else req.filters[:8] + (0.0,)
+        text = keyword_text(req.query)
+        early = [self.db.fetch("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM)]
+        if req.include_shared:
+            early.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
+        tasks = [asyncio.ensure_future(aw) for aw in early]
+        try:
+            vector = await self.embedder.query(req.query)
+            keyword = await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            raise
+        found = {r["id"]: ("keyword", float(r["score"])) for r in keyword[0]}
+        if len(keyword) > 1:  # another agent's shared memory: ts_rank_cd, not BM25; counted at half
+            best = max((float(r["score"]) for r in keyword[1]), default=0.0) or 1.0
+            top = max((s for _, s in found.values()), default=1.0)
+            for r in keyword[1]:
+                found.setdefault(r["id"], ("shared_keyword", 0.5 * top * float(r["score"]) / best))
+        rows = await self.db.fetch(
+            "recall_candidates", *filters, CANDIDATES, vector,
+            window.start if window else None, window.end if window else None,
+            list(req.tools) or None, req.session_id, req.task_type, list(found))
+        return rows, found, vector
+
+    def _rank(self, req: Request, rows: list, found: dict, vector: np.ndarray,
+              window: timeparse.Window | None, use_decay: bool) -> list[dict[str, Any]]:
+        cands = [_candidate(r, req, found, window) for r in rows]
+        _link_neighbours(cands)
+        embeddings = {r["id"]: _array(r["embedding"]) for r in rows}
+
+        def similar(a: object, b: object) -> float:
+            return float(embeddings[a] @ embeddings[b])
+
+        ranked = scoring.rank(cands, query_cjk=cjk_share(req.query), similar=similar,
+                              weights=self.weights, use_decay=use_decay)
+        by_id = {r["id"]: r for r in rows}
+        return [_hit(by_id[c.id], c) for c in ranked]
+
+
+def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) -> scoring.Candidate:
+    meta = row["metadata"] or {}
+    channel, keyword = found.get(row["id"], (None, 0.0))
+    tools_used = meta.get("tools_used") if isinstance(meta.get("tools_used"), list) else []
+    uses_tool = bool(req.tools) and any(isinstance(t, str) and t.lower() in req.tools for t in tools_used)
+    same_session = bool((req.session_id and row["session_id"] == req.session_id)
+                        or (req.task_type and meta.get("task_type") == req.task_type))
+    in_window = window is not None and window.start <= row["created_at"] < window.end
+    channels = {name for name, on in (("vector", row["by_vector"]), ("time", in_window), ("tools", uses_tool),
+                                      ("recent", same_session)) if on}
+    if channel:
+        channels.add(channel)
+    failed = uses_tool and (meta.get("outcome") in FAILED_OUTCOMES or "error" in meta)
+    return scoring.Candidate(
+        id=row["id"], similarity=float(row["similarity"]), keyword=keyword, created_at=row["created_at"],
+        memory_type=row["memory_type"], importance=row["importance"], decay=float(row["decay_score"]),
+        cjk=cjk_share(row["content"]), changes=scoring.states_change(row["content"]),
+        low_trust="low_trust" in (row["flags"] or ()), in_window=in_window, uses_tool=uses_tool, tool_failed=failed,
+        same_session=same_session, prev=row["prev"], prev_minutes=_minutes(row["prev_minutes"]),
+        next=row["next"], next_minutes=_minutes(row["next_minutes"]), channels=channels)
+
+
+def _array(vector: Any) -> np.ndarray:
+    """pgvector's Vector (or an array) as float32."""
+    return np.asarray(vector.to_numpy() if hasattr(vector, "to_numpy") else vector, dtype=np.float32)
+
+
+def _minutes(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _link_neighbours(cands: list[scoring.Candidate]) -> None:
+    """The statement names each seed's neighbours; a neighbour learns the seed is its own."""
+    by_id = {c.id: c for c in cands}
+    for c in cands:
+        before = by_id.get(c.prev)
+        if before is not None and before.next is None:
+            before.next, before.next_minutes = c.id, c.prev_minutes
+        after = by_id.get(c.next)
+        if after is not None and after.prev is None:
+            after.prev, after.prev_minutes = c.id, c.next_minutes
+
+
+_HIT_FIELDS = ("id", "agent_id", "session_id", "memory_type", "content", "metadata", "tags", "importance",
+               "flags", "slot", "created_at", "shared", "decay_score", "last_accessed")
+
+
+def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:
+    hit = row_to_dict({k: row[k] for k in _HIT_FIELDS})
+    hit["score"] = round(cand.score, 6)
+    hit["confidence"] = scoring.confidence(cand.similarity, cand.channels)
+    hit["channels"] = sorted(cand.channels)
+    hit["similarity"] = round(cand.similarity, 4)
+    hit["score_parts"] = {k: round(val, 4) for k, val in cand.parts.items()}
+    return hit
+
+
+def _answer(req: Request, hits: list[dict[str, Any]], window: timeparse.Window | None) -> dict[str, Any]:
+    """JSON memories, or (format=prompt) the prompt block alone, so that max_tokens bounds
+    what reaches the model."""
+    result: dict[str, Any] = {}
+    if window:
+        result["time_window"] = {"start": window.start.isoformat(), "end": window.end.isoformat(),
+                                 "matched": window.matched}
+    if req.format == "prompt":
+        result["prompt"] = scoring.prompt_block(hits, estimate_tokens, req.max_tokens)
+        result["ids"] = [h["id"] for h in hits]
+        result["token_estimate"] = estimate_tokens(result["prompt"])
+        return result
+    result["memories"] = hits
+    result["token_estimate"] = sum(estimate_tokens(h["content"]) for h in hits)
+    return result
 
 
 class AccessRecorder:

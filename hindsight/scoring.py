@@ -1,78 +1,197 @@
 """How recall ranks: pure functions, no I/O.
 
-1. Each channel ranks memories its own way (vector, keyword, time window, tools, ...).
-2. Reciprocal-rank fusion: fused = Σ_channels weight_c / (k + rank_c), k = 60.
-3. The final score weighs the fused relevance by importance, age and decay — the design's
-   `similarity × importance × exp(−λ·days)` — with each factor bounded, so that neither
-   recency nor importance can swamp relevance:
-       final = fused × (0.8 + 0.1·(importance − 1))
-                     × (floor + (1 − floor)·exp(−λ·age_days))
-                     × (0.5 + 0.5·decay_score)
-                     × substance (near-empty memories such as "Thanks!" keep half)
-   Defaults tuned on the LoCoMo development set (benchmarks/locomo.py).
+Relevance leads; every other signal reorders or rescues relevant memories and cannot lift
+an irrelevant one above a relevant one.
+
+1. Relevance, from the two channels that read the query's words and meaning:
+       rel = α · dense + (1 − α) · keyword
+   dense: the cosine to the query embedding, min-max scaled over the candidates (a
+   memory in the other language than the query gets `cross_lingual` added first:
+   multilingual-e5 scores same-language pairs higher); keyword: BM25 over the best
+   BM25 of the query. α = 0.6.
+2. Evidence multiplies relevance, so it scales with it:
+       s = rel · (1 + time + tools + session)
+   time: inside the window the query names ("yesterday", "上周"), for candidates at least
+   `time_floor` as relevant as the best one; tools: the memory used a tool the caller is
+   about to use (more if it failed with it: failures first among comparably relevant
+   memories); session: the caller's session or task type.
+3. Context: a memory next to a strong one in its session borrows from it
+       s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
+   (a reply often holds what its question asked).
+4. Outdated: a fact or procedure that a newer, at least as relevant memory about the same
+   thing (cosine ≥ `outdated_similarity`) says has changed ("now", "moved to", "改成")
+   drops below half of it — an unlinked change ranks under its successor.
+5. Small priors: importance ±2 % a step, decay (0.85 + 0.15 · decay_score), 0.85 for
+   memories the guard marked low-trust. No length prior: a short fact is a real fact.
+
+Defaults were chosen on both development sets (the IDE-agent benchmark and LoCoMo) and
+checked against the plain-vector baseline per category; see benchmarks/README.md.
 """
 
 from __future__ import annotations
 
-import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable
-
-RRF_K = 60
-# An exact match of a tool the agent used, an entity or a tag is strong evidence: those
-# channels outweigh a single vector or keyword vote.
-DEFAULT_WEIGHTS = {
-    "vector": 1.0, "keyword": 1.0, "time": 1.0, "tools": 2.5, "entities": 1.5,
-    "recent": 0.5, "shared_keyword": 0.5,
-}
+from typing import Callable, Iterable, Sequence
 
 
 @dataclass(frozen=True)
 class Weights:
-    channels: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    decay_lambda: float = 0.01      # per day
-    recency_floor: float = 0.9      # the oldest memory keeps this share of its relevance
-    substance_terms: int = 12       # memories with fewer indexed words are down-weighted
+    alpha: float = 0.6               # dense vs keyword in relevance
+    cross_lingual: float = 0.04      # cosine added across languages (e5's same-language bias)
+    time: float = 1.0                # boost inside the query's time window
+    time_floor: float = 0.6          # ... for candidates at least this share of the best relevance
+    tools: float = 0.2               # the memory used a tool the caller names
+    tool_failure: float = 0.15       # ... and recorded a failure with it
+    session: float = 0.5             # the caller's session or task type
+    close_context: float = 0.3       # neighbour written within `close_minutes` in the session
+    session_context: float = 0.2     # any neighbour in the session
+    close_minutes: float = 10.0
+    outdated_similarity: float = 0.90
+    outdated_relevance: float = 0.9  # the newer memory must be at least this relevant (share)
+    outdated_factor: float = 0.5     # the older one ends at most this share of the newer
+    outdated_depth: int = 20         # pairs checked among this many best candidates
+    importance_step: float = 0.02
+    decay_weight: float = 0.15
+    low_trust: float = 0.85
 
 
-def fuse(rankings: dict[str, list], weights: Weights, k: int | None = None) -> dict:
-    """{channel: [(id, channel score), ...best first]} -> {id: (fused score, sorted channel names)}."""
-    scores: dict = {}
-    found: dict = {}
-    for channel, ids in rankings.items():
-        k = RRF_K if k is None else k
-        w = weights.channels.get(channel, 1.0)
-        for rank, mid in enumerate(dict.fromkeys(mid for mid, _ in ids), start=1):
-            scores[mid] = scores.get(mid, 0.0) + w / (k + rank)
-            found.setdefault(mid, []).append(channel)
-    return {mid: (scores[mid], sorted(found[mid])) for mid in scores}
+@dataclass
+class Candidate:
+    """One memory as recall sees it: what the channels found out about it."""
+    id: object
+    similarity: float                 # cosine to the query
+    keyword: float = 0.0              # BM25 (0: the keyword channel did not find it)
+    created_at: datetime | None = None
+    memory_type: str = "episodic"
+    importance: int = 3
+    decay: float = 1.0
+    cjk: float = 0.0                  # share of CJK script in the content
+    changes: bool = False             # the content says something changed
+    low_trust: bool = False
+    in_window: bool = False
+    uses_tool: bool = False
+    tool_failed: bool = False
+    same_session: bool = False
+    prev: object = None               # neighbours in the session and minutes apart
+    prev_minutes: float | None = None
+    next: object = None
+    next_minutes: float | None = None
+    channels: set[str] = field(default_factory=set)
+    parts: dict[str, float] = field(default_factory=dict)
+    score: float = 0.0
 
 
-def final_score(fused: float, importance: int, created_at: datetime, as_of: datetime,
-                decay_score: float, words: int, weights: Weights) -> float:
-    age_days = max(0.0, (as_of - created_at).total_seconds() / 86400)
-    recency = weights.recency_floor + (1 - weights.recency_floor) * math.exp(-weights.decay_lambda * age_days)
-    return (fused * (0.8 + 0.1 * (importance - 1)) * recency * (0.5 + 0.5 * decay_score)
-            * substance(words, weights))
+def relevance(cands: Sequence[Candidate], query_cjk: float, w: Weights) -> None:
+    """Set parts['relevance'] (0-1) on every candidate."""
+    if not cands:
+        return
+    adjusted = [c.similarity + w.cross_lingual * abs(c.cjk - query_cjk) for c in cands]
+    lo, hi = min(adjusted), max(adjusted)
+    best_kw = max(c.keyword for c in cands)
+    for c, cos in zip(cands, adjusted):
+        dense = (cos - lo) / (hi - lo) if hi > lo else 1.0
+        kw = c.keyword / best_kw if best_kw > 0 else 0.0
+        c.parts["dense"] = round(dense, 4)
+        c.parts["keyword"] = round(kw, 4)
+        c.parts["relevance"] = w.alpha * dense + (1 - w.alpha) * kw
 
 
-def substance(words: int, weights: Weights) -> float:
-    """Prior against near-empty memories ("Cool!", "Thanks!"): below `weights.substance_terms`
-    content words (hindsight.text.content_words) a memory keeps a proportional share of its
-    score, never less than half."""
-    if weights.substance_terms <= 0:
-        return 1.0
-    return min(1.0, 0.5 + 0.5 * words / weights.substance_terms)
+def evidence(cands: Sequence[Candidate], w: Weights) -> None:
+    """Multiply relevance by the channels' evidence; sets c.score."""
+    best = max((c.parts["relevance"] for c in cands), default=0.0)
+    for c in cands:
+        rel = c.parts["relevance"]
+        boost = 0.0
+        if c.in_window and rel >= w.time_floor * best:
+            boost += w.time
+            c.parts["time"] = w.time
+        if c.uses_tool:
+            tools = w.tools + (w.tool_failure if c.tool_failed else 0.0)
+            boost += tools
+            c.parts["tools"] = tools
+        if c.same_session:
+            boost += w.session
+            c.parts["session"] = w.session
+        c.score = rel * (1 + boost)
+
+
+def context(cands: Sequence[Candidate], w: Weights) -> None:
+    """A memory borrows from its strongest neighbour in the session."""
+    base = {c.id: c.score for c in cands}
+    for c in cands:
+        lent = 0.0
+        for other, minutes in ((c.prev, c.prev_minutes), (c.next, c.next_minutes)):
+            if other is None or other not in base:
+                continue
+            share = w.close_context if minutes is not None and minutes <= w.close_minutes else w.session_context
+            lent = max(lent, share * base[other])
+        if lent > 0:
+            c.score += lent
+            c.parts["context"] = round(lent, 4)
+            c.channels.add("context")
+
+
+def outdated(cands: list[Candidate], similar: Callable[[object, object], float], w: Weights) -> None:
+    """An older fact or procedure under a newer memory that says it changed sinks below it."""
+    top = sorted(cands, key=lambda c: -c.score)[: w.outdated_depth]
+    for old in top:
+        if old.memory_type not in ("semantic", "procedural") or old.created_at is None:
+            continue
+        for new in top:
+            if (new is old or not new.changes or new.created_at is None or new.created_at <= old.created_at
+                    or new.score < w.outdated_relevance * old.score):
+                continue
+            if similar(old.id, new.id) >= w.outdated_similarity:
+                old.score = min(old.score, w.outdated_factor * new.score)
+                old.parts["outdated_by"] = 1.0
+                old.channels.add("outdated")
+                break
+
+
+def priors(cands: Iterable[Candidate], w: Weights, use_decay: bool) -> None:
+    for c in cands:
+        factor = 1 + w.importance_step * (c.importance - 3)
+        if use_decay:
+            factor *= (1 - w.decay_weight) + w.decay_weight * c.decay
+        if c.low_trust:
+            factor *= w.low_trust
+        c.score *= factor
+
+
+def rank(cands: list[Candidate], *, query_cjk: float, similar: Callable[[object, object], float],
+         weights: Weights | None = None, use_decay: bool = True) -> list[Candidate]:
+    """Score every candidate; best first."""
+    w = weights or Weights()
+    relevance(cands, query_cjk, w)
+    evidence(cands, w)
+    context(cands, w)
+    outdated(cands, similar, w)
+    priors(cands, w, use_decay)
+    return sorted(cands, key=lambda c: (-c.score, c.created_at or datetime.min))
+
+
+# Words that say a fact changed: what a newer memory writes when it replaces an older one.
+_CHANGE = re.compile(
+    r"(?i)\b(?:now|no longer|not any more|anymore|instead(?: of)?|replaced|replaces|switched|moved|migrated"
+    r"|is gone|are gone|removed|decommissioned|deprecated|retired|dropped|from now on|going forward"
+    r"|changed to|these days|nowadays|superseded|no more)\b"
+    r"|现在|已经|换成|改成|改为|改用|换到|迁到|迁移到|不再|不用了|下线|废弃|取代|替换|以后都|从此")
+
+
+def states_change(text: str) -> bool:
+    """Whether a memory's text says that something changed (EN and ZH)."""
+    return bool(_CHANGE.search(text))
 
 
 def confidence(similarity: float, channels: Iterable[str]) -> float:
     """How sure we are that a hit is relevant, in [0, 1]. Calibrated for e5-small, whose
     cosines of unrelated text sit around 0.73-0.80: 0.78 maps to 0 and 0.90 to 1; a
-    keyword or exact tool/entity match adds evidence."""
+    keyword or a named tool adds evidence."""
     chans = set(channels)
     base = min(1.0, max(0.0, (similarity - 0.78) / 0.12))
-    bonus = 0.15 * ("keyword" in chans) + 0.1 * bool(chans & {"tools", "entities"})
+    bonus = 0.15 * ("keyword" in chans) + 0.1 * ("tools" in chans)
     return round(min(1.0, base + bonus), 3)
 
 
@@ -85,7 +204,8 @@ SHOWN_FLAGS = {
 
 
 def prompt_block(memories: list[dict], estimate, max_tokens: int, per_memory_chars: int = 200) -> str:
-    """Numbered lines ready for a system prompt, within `max_tokens` (estimated)."""
+    """Numbered lines ready for a system prompt, most relevant first, within `max_tokens`
+    (estimated)."""
     head = "Relevant memories (most relevant first):"
     tail = "When current information conflicts with these memories, trust the current information."
     lines = [head]

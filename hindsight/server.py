@@ -77,7 +77,7 @@ def build(settings: Settings, url: str) -> MCPServer:
         bookkeeping = asyncio.create_task(access.run())
         try:
             yield App(settings, db, Memories(db, embedder, WritePolicy.from_settings(settings)),
-                      Recall(db, embedder, on_access=access.record))
+                      Recall(db, embedder, on_access=access.record, tz=settings.zone()))
         finally:
             bookkeeping.cancel()
             with contextlib.suppress(Exception):

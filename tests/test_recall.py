@@ -62,24 +62,52 @@ async def test_relative_time_finds_last_week(memories, recall, query):
     assert old["id"] in _ids(result)[1:] or old["id"] not in _ids(result)
 
 
-async def test_earlier_failure_with_a_named_tool_comes_first(memories, recall):
+async def test_failure_with_the_named_tool_comes_first_among_comparably_relevant(memories, recall):
     await _fill(memories)
-    ok = await memories.store("a", "Built the image and pushed it to the registry", created_at=NOW - timedelta(days=3),
+    ok = await memories.store("a", "Built the docker image and pushed it to the registry",
+                              created_at=NOW - timedelta(days=3),
                               metadata={"tools_used": ["docker"], "outcome": "success"})
-    failed = await memories.store("a", "Build broke: no space left on device; pruned old layers",
+    failed = await memories.store("a", "Building the docker image broke: no space left on device; pruned old layers",
                                   created_at=NOW - timedelta(days=20),
                                   metadata={"tools_used": ["docker"], "outcome": "failure",
                                             "error": "no space left on device"})
-    result = await recall.retrieve("a", "about to build the image", tools=["docker"], top_k=3, as_of=NOW)
+    result = await recall.retrieve("a", "about to build the docker image", tools=["docker"], top_k=3, as_of=NOW)
     assert _ids(result)[:2] == [failed["id"], ok["id"]]
     assert "tools" in result["memories"][0]["channels"]
-    # the query naming a tool the agent has used is enough to bring its memories
-    named = await recall.retrieve("a", "anything to know before running docker?", top_k=3, as_of=NOW)
-    assert set(_ids(named)[:2]) == {failed["id"], ok["id"]}
-    assert all("tools" in m["channels"] for m in named["memories"][:2])
+    assert result["memories"][0]["score_parts"]["tools"] > result["memories"][1]["score_parts"]["tools"]
 
 
-async def test_entities_and_tags_channel(memories, recall):
+async def test_a_tool_hint_does_not_lift_an_unrelated_memory_of_that_tool(memories, recall):
+    """Class 1: the tools channel reorders relevant memories; it cannot put a different
+    failure of the same tool above the one the query describes."""
+    await _fill(memories)
+    wanted = await memories.store("a", "dbt build: 'dbt_utils' is undefined; run dbt deps first to install packages",
+                                  created_at=NOW - timedelta(days=30), memory_type="procedural",
+                                  metadata={"tools_used": ["dbt"], "outcome": "failure", "error": "'dbt_utils' is undefined"})
+    for i, err in enumerate(["Database Error: relation raw.orders does not exist",
+                             "Compilation Error: ambiguous column name in stg_payments",
+                             "Runtime Error: could not connect to the warehouse (timeout)"]):
+        await memories.store("a", f"dbt run failed: {err}; fixed it", created_at=NOW - timedelta(days=i + 1),
+                             memory_type="procedural", metadata={"tools_used": ["dbt"], "outcome": "failure", "error": err})
+    result = await recall.retrieve("a", "dbt build says 'dbt_utils' is undefined", tools=["dbt"], top_k=4, as_of=NOW)
+    assert _ids(result)[0] == wanted["id"]
+
+
+async def test_words_in_the_query_are_not_tool_names(memories, recall):
+    """Class 1: "go ahead" is not the go tool."""
+    await _fill(memories)
+    pref = await memories.store("a", "Ethan doesn't want the agent to commit or push by itself: show the diff first",
+                                memory_type="semantic", created_at=NOW - timedelta(days=50))
+    for i in range(3):
+        await memories.store("a", f"go build failed in CI with a toolchain mismatch number {i}",
+                             memory_type="procedural", created_at=NOW - timedelta(days=i + 1),
+                             metadata={"tools_used": ["go"], "outcome": "failure"})
+    result = await recall.retrieve("a", "The change is done. Should I go ahead and commit and push it?", top_k=3, as_of=NOW)
+    assert _ids(result)[0] == pref["id"]
+    assert not any("tools" in m["channels"] for m in result["memories"])
+
+
+async def test_entity_and_tag_words_are_found_by_keyword(memories, recall):
     await _fill(memories)
     person = await memories.store("a", "She wants weekly summaries on Fridays", created_at=NOW - timedelta(days=60),
                                   metadata={"entities": ["Caroline"]})
@@ -87,7 +115,39 @@ async def test_entities_and_tags_channel(memories, recall):
                                   created_at=NOW - timedelta(days=60))
     assert (await recall.retrieve("a", "What does Caroline want?", top_k=1, as_of=NOW))["memories"][0]["id"] == person["id"]
     hit = (await recall.retrieve("a", "security routine", top_k=1, as_of=NOW))["memories"][0]
-    assert hit["id"] == tagged["id"] and "entities" in hit["channels"]
+    assert hit["id"] == tagged["id"] and "keyword" in hit["channels"]
+
+
+async def test_a_shared_entity_does_not_flood_out_the_answer(memories, recall):
+    """Class 2: five memories about courier do not push out the one rule that answers."""
+    await _fill(memories)
+    for i, text in enumerate(["courier serves ETAs over HTTP on port 8080",
+                              "courier runs on Nomad with three allocations",
+                              "courier reads store features from Redis",
+                              "courier's logs go to Loki",
+                              "courier deploys go through GitLab CI"]):
+        await memories.store("a", text, memory_type="semantic", metadata={"entities": ["courier"]},
+                             created_at=NOW - timedelta(days=i + 1))
+    rule = await memories.store("a", "In Go handlers wrap errors with fmt.Errorf and %w; never panic on a request path",
+                                memory_type="semantic", created_at=NOW - timedelta(days=40))
+    result = await recall.retrieve("a", "How should errors be handled in a new courier HTTP handler?", top_k=3, as_of=NOW)
+    assert rule["id"] in _ids(result)[:2]
+
+
+async def test_a_short_fact_is_not_punished_for_being_short(memories, recall):
+    """Class 3: no length prior; importance and the guard only nudge."""
+    await _fill(memories)
+    short = await memories.store("a", "Prefers polars over pandas for dataframes.", memory_type="semantic",
+                                 created_at=NOW - timedelta(days=30))
+    for i in range(3):
+        await memories.store("a", f"pip install failed with a resolver conflict while adding a package, attempt {i}; "
+                                  "pinned numpy and retried, the tool output was long and noisy",
+                             memory_type="procedural", importance=5, created_at=NOW - timedelta(days=i + 1),
+                             metadata={"tools_used": ["pip"], "outcome": "failure"})
+    sweeping = await memories.store("a", "Never use pandas for new code, always polars.", memory_type="semantic",
+                                    created_at=NOW - timedelta(days=31))
+    result = await recall.retrieve("a", "dataframe library?", top_k=5, as_of=NOW)
+    assert set(_ids(result)[:2]) == {short["id"], sweeping["id"]}
 
 
 async def test_recent_memories_of_the_same_task_type(memories, recall):
@@ -169,7 +229,12 @@ async def test_prompt_format_and_confidence(memories, recall):
     assert len(lines[1].split("] ", 1)[1]) <= 200
     assert "current information" in lines[-1]
     assert result["token_estimate"] <= 120 and len(lines) < 8
-    assert all(0 <= m["confidence"] <= 1 for m in result["memories"])
+    assert "memories" not in result and len(result["ids"]) == 6  # the block alone reaches the model
+    as_json = await recall.retrieve("a", "when does the release train leave?", top_k=6, as_of=NOW)
+    assert all(0 <= m["confidence"] <= 1 for m in as_json["memories"])
+    scores = [m["score"] for m in as_json["memories"]]
+    assert scores == sorted(scores, reverse=True)  # "most relevant first" is the score's order
+    assert _ids(as_json) == result["ids"]
 
 
 async def test_access_is_recorded_off_the_latency_path(memories, db, embedder):

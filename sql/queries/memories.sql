@@ -43,12 +43,12 @@ WHERE agent_id = $1 AND memory_type = $2 AND dedup_key = $3 AND invalidated_at I
 -- In one round trip: the current memory with the new one's dedup key ($3 in layer $2),
 -- flagged exact, then the agent's current memories closest to its embedding ($4), the
 -- near-duplicate and conflict candidates ($5 of them).
-(SELECT id, memory_type, session_id, content, slot, sealed IS NOT NULL AS sealed,
+(SELECT id, memory_type, session_id, content, slot, sealed IS NOT NULL AS sealed, created_at,
         1.0::float8 AS similarity, true AS exact
  FROM memories
  WHERE agent_id = $1 AND memory_type = $2 AND dedup_key = $3 AND invalidated_at IS NULL)
 UNION ALL
-(SELECT id, memory_type, session_id, content, slot, sealed IS NOT NULL AS sealed,
+(SELECT id, memory_type, session_id, content, slot, sealed IS NOT NULL AS sealed, created_at,
         1 - (embedding <=> $4) AS similarity, false AS exact
  FROM memories
  WHERE agent_id = $1 AND invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())
@@ -98,7 +98,7 @@ SELECT sealed FROM memories WHERE id = $2 AND (agent_id = $1 OR shared);
 
 -- name: own_memory_state
 -- Whether the agent owns this memory, and what an update or invalidation needs to know.
-SELECT content, metadata, memory_type, session_id, slot, sealed, flags, invalidated_at,
+SELECT content, metadata, tags, memory_type, session_id, slot, sealed, flags, invalidated_at,
        invalidation_reason
 FROM memories WHERE agent_id = $1 AND id = $2;
 

@@ -1,10 +1,11 @@
--- The recall channels. Each is one statement a DBA can run by hand; hindsight/recall.py
--- runs them (the keyword one while the query is being embedded) and fuses their rankings.
--- Parameters shared by every channel:
+-- The recall statements. Each is one statement a DBA can run by hand; hindsight/recall.py
+-- runs the keyword channel while the query is being embedded, then recall_candidates, and
+-- ranks what comes back (hindsight/scoring.py).
+-- Parameters shared by both:
 --   $1 agent          $2 include shared   $3 as_of (what was current then)
 --   $4 memory_type    $5 tags (all of)    $6 metadata containment (jsonb)
---   $7 from           $8 until            $9 minimum decay_score     $10 how many
--- Channel-specific parameters start at $11.
+--   $7 from           $8 until            $9 minimum decay_score     $10 how many per channel
+-- Statement-specific parameters start at $11.
 
 -- name: recall_filters
 -- Fragment (included by the channels): current at $3 and passing the caller's filters.
@@ -19,20 +20,11 @@ AND ($6::jsonb IS NULL OR metadata @> $6)
 AND ($7::timestamptz IS NULL OR created_at >= $7)
 AND ($8::timestamptz IS NULL OR created_at < $8)
 
--- name: channel_vector
--- Nearest neighbours of the query embedding ($11) by cosine distance (HNSW index).
-SELECT id, 1 - (embedding <=> $11) AS similarity
-FROM memories
-WHERE (agent_id = $1 OR ($2 AND shared))
-  --@ recall_filters
-ORDER BY embedding <=> $11
-LIMIT $10;
-
 -- name: channel_keyword
 -- Okapi BM25 (k1 = 1.2, b = 0.75) from the agent's term statistics. $11 is the query text
 -- prepared like stored text. Each query term contributes its $12 strongest postings
 -- (impact order: highest tf, then shortest memory); with fewer postings than that, as in
--- most agents, the ranking is exact.
+-- most agents, the ranking is exact. A memory's context words count 0.3 (see 0006).
 WITH query_terms AS (
     SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', $11))
 ),
@@ -81,70 +73,90 @@ WHERE $2 AND shared AND agent_id <> $1 AND search_vector @@ q.q
 ORDER BY score DESC
 LIMIT $10;
 
--- name: channel_time_window
--- Memories from the window the query names ($12 to $13), most similar first. Exact
--- (the "+ 0" keeps the planner from an HNSW scan that a narrow window would starve).
-SELECT id, 1 - (embedding <=> $11) AS similarity
-FROM memories
-WHERE (agent_id = $1 OR ($2 AND shared)) AND created_at >= $12 AND created_at < $13
-  --@ recall_filters
-ORDER BY (embedding <=> $11) + 0
-LIMIT $10;
-
--- name: channel_recent_task
--- The most recent memories of the same task type ($11) or session ($12).
-SELECT id
-FROM memories
-WHERE agent_id = $1 AND $2::boolean IS NOT NULL  -- own memories only
-  AND (($11::text IS NOT NULL AND metadata ->> 'task_type' = $11)
-       OR ($12::text IS NOT NULL AND session_id = $12))
-  --@ recall_filters
-ORDER BY created_at DESC
-LIMIT $10;
-
--- name: channel_tools
--- The agent's memories that used one of the tools ($11, lower-cased): failures first, then
--- the most recent, from the memory_tools index (the latest 50 of each tool).
-SELECT id
-FROM (
-    SELECT t.memory_id, bool_or(t.failed) AS failed, max(t.created_at) AS used_at
-    FROM unnest($11::text[]) AS q(tool)
-    CROSS JOIN LATERAL (
-        SELECT memory_id, failed, created_at FROM memory_tools
-        WHERE agent_id = $1 AND tool = q.tool
-        ORDER BY failed DESC, created_at DESC
-        LIMIT 50
-    ) t
-    GROUP BY t.memory_id
-) used JOIN memories ON agent_id = $1 AND id = used.memory_id
-WHERE $2::boolean IS NOT NULL  -- own memories only
-  --@ recall_filters
-ORDER BY used.failed DESC, used.used_at DESC
-LIMIT $10;
-
--- name: channel_entities
--- Memories whose metadata.entities or tags hold a name the query mentions ($11), the ones
--- most similar to the query embedding ($12) first (among the latest 2,000 such memories).
-SELECT id, 1 - (embedding <=> $12) AS similarity
-FROM (
-    SELECT id, embedding
-    FROM memories
+-- name: recall_candidates
+-- Everything ranking needs, in one round trip after the query is embedded ($11):
+--   vector   the nearest neighbours (HNSW);
+--   window   the memories of the time window the query names ($12 to $13), most similar
+--            first, among its latest 5,000 (exact: a narrow window would starve HNSW);
+--   tools    memories that used a tool the caller names ($14, lower-cased), most similar
+--            first, among the latest 200 of each tool;
+--   recent   the latest memories of the caller's session ($15) or task type ($16);
+--   found    what the keyword channels already found ($17);
+-- and, for each of those, the memory just before and just after it in its session, with
+-- the minutes between them (the context ranking borrows from).
+WITH vector AS (
+    SELECT id FROM memories
     WHERE (agent_id = $1 OR ($2 AND shared))
-      AND ((metadata -> 'entities') ?| $11 OR tags && $11)
+      --@ recall_filters
+    ORDER BY embedding <=> $11
+    LIMIT $10
+), window_ AS (
+    SELECT id FROM (
+        SELECT id, embedding FROM memories
+        WHERE $12::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
+          AND created_at >= $12 AND created_at < $13
+          --@ recall_filters
+        ORDER BY created_at DESC
+        LIMIT 5000
+    ) w
+    ORDER BY (embedding <=> $11) + 0
+    LIMIT $10
+), tool AS (
+    SELECT id FROM (
+        SELECT DISTINCT t.memory_id FROM unnest($14::text[]) AS q(tool)
+        CROSS JOIN LATERAL (
+            SELECT memory_id FROM memory_tools
+            WHERE agent_id = $1 AND tool = q.tool
+            ORDER BY failed DESC, created_at DESC
+            LIMIT 200
+        ) t
+    ) used JOIN memories ON agent_id = $1 AND id = used.memory_id
+    WHERE true
+      --@ recall_filters
+    ORDER BY (embedding <=> $11) + 0
+    LIMIT $10
+), recent AS (
+    SELECT id FROM memories
+    WHERE agent_id = $1 AND (($15::text IS NOT NULL AND session_id = $15)
+                             OR ($16::text IS NOT NULL AND metadata ->> 'task_type' = $16))
       --@ recall_filters
     ORDER BY created_at DESC
-    LIMIT 2000
-) named
-ORDER BY embedding <=> $12
-LIMIT $10;
-
--- name: recall_rows
--- The fused winners ($2), with their similarity to the query embedding ($3).
-SELECT id, agent_id, memory_type, content, metadata, tags, importance, decay_score, flags, slot,
-       created_at, last_accessed, shared, 1 - (embedding <=> $3) AS similarity
-FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
-     USING (agent_id, id)
-WHERE id = ANY($2) AND (agent_id = $1 OR shared);
+    LIMIT $10
+), seeds AS (
+    SELECT id FROM vector UNION SELECT id FROM window_ UNION SELECT id FROM tool
+    UNION SELECT id FROM recent UNION SELECT unnest($17::uuid[])
+), seed_rows AS (
+    SELECT agent_id, id, session_id, created_at, seq FROM memories
+    WHERE id IN (SELECT id FROM seeds) AND (agent_id = $1 OR ($2 AND shared))
+), around AS (  -- each seed and its two neighbours in the session
+    SELECT s.id AS seed, p.id AS prev, p.created_at AS prev_at, n.id AS next, n.created_at AS next_at
+    FROM seed_rows s
+    LEFT JOIN LATERAL (
+        SELECT id, created_at FROM memories
+        WHERE s.session_id IS NOT NULL AND agent_id = s.agent_id AND session_id = s.session_id
+          AND (created_at, seq) < (s.created_at, s.seq) AND created_at <= $3
+        ORDER BY created_at DESC, seq DESC LIMIT 1) p ON true
+    LEFT JOIN LATERAL (
+        SELECT id, created_at FROM memories
+        WHERE s.session_id IS NOT NULL AND agent_id = s.agent_id AND session_id = s.session_id
+          AND (created_at, seq) > (s.created_at, s.seq) AND created_at <= $3
+        ORDER BY created_at, seq LIMIT 1) n ON true
+), wanted AS (
+    SELECT seed AS id FROM around UNION SELECT prev FROM around WHERE prev IS NOT NULL
+    UNION SELECT next FROM around WHERE next IS NOT NULL
+)
+SELECT id, agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
+       created_at, shared, st.decay_score, st.last_accessed, embedding,
+       1 - (embedding <=> $11) AS similarity,
+       id IN (SELECT id FROM vector) AS by_vector,
+       a.prev, extract(epoch FROM created_at - a.prev_at) / 60 AS prev_minutes,
+       a.next, extract(epoch FROM a.next_at - created_at) / 60 AS next_minutes
+FROM memories
+JOIN (SELECT agent_id, id, decay_score, last_accessed FROM memory_state) st USING (agent_id, id)
+LEFT JOIN around a ON a.seed = id
+WHERE id IN (SELECT id FROM wanted) AND (agent_id = $1 OR ($2 AND shared))
+  --@ recall_filters
+;
 
 -- name: record_access
 -- Recall's bookkeeping, batched and off the latency path; memory_state is narrow, so this
@@ -156,3 +168,8 @@ SET access_count = m.access_count + a.n, last_accessed = greatest(m.last_accesse
     decay_score = greatest(m.decay_score, least(1.0, m.strength + least(0.1 * (m.access_count + a.n), 0.5)))
 FROM unnest($2::uuid[], $3::int[]) AS a(id, n)
 WHERE m.agent_id = $1 AND m.id = a.id;
+
+-- name: decay_computed_at
+-- When decay_score was last recomputed (the latest maintenance run that changed things).
+-- A question about a time before it is not judged by today's fading.
+SELECT max(as_of) FROM maintenance_runs WHERE status = 'succeeded' AND NOT dry_run;

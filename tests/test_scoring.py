@@ -1,0 +1,114 @@
+"""Ranking rules, pure: relevance leads, evidence reorders and rescues, never lifts the
+irrelevant above the relevant."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from hindsight import scoring
+from hindsight.scoring import Candidate
+
+T0 = datetime(2026, 5, 1, tzinfo=timezone.utc)
+
+
+def rank(cands, similar=None, **kw):
+    return [c.id for c in scoring.rank(cands, query_cjk=0.0, similar=similar or (lambda a, b: 0.0), **kw)]
+
+
+def test_relevance_mixes_meaning_and_words():
+    both = Candidate("both", similarity=0.88, keyword=5.0)
+    words = Candidate("words", similarity=0.80, keyword=6.0)
+    meaning = Candidate("meaning", similarity=0.89, keyword=0.0)
+    assert rank([words, meaning, both])[0] == "both"
+
+
+@pytest.mark.parametrize("evidence", [dict(uses_tool=True, tool_failed=True), dict(same_session=True),
+                                      dict(in_window=True)])
+def test_evidence_cannot_lift_an_irrelevant_memory(evidence):
+    relevant = Candidate("relevant", similarity=0.90, keyword=8.0)
+    filler = [Candidate(f"f{i}", similarity=0.78 + 0.002 * i, keyword=0.5) for i in range(5)]
+    noise = Candidate("noise", similarity=0.79, keyword=0.0, **evidence)
+    assert rank([relevant, noise, *filler])[0] == "relevant"
+
+
+def test_evidence_reorders_comparably_relevant_memories():
+    plain = Candidate("plain", similarity=0.86, keyword=5.0)
+    failed = Candidate("failed", similarity=0.85, keyword=4.8, uses_tool=True, tool_failed=True)
+    used = Candidate("used", similarity=0.85, keyword=4.8, uses_tool=True)
+    assert rank([plain, used, failed, Candidate("low", similarity=0.75)]) == ["failed", "used", "plain", "low"]
+
+
+def test_time_window_boosts_only_candidates_close_to_the_best():
+    best = Candidate("best", similarity=0.90, keyword=8.0)
+    near = Candidate("near", similarity=0.88, keyword=6.0, in_window=True)
+    weak = Candidate("weak", similarity=0.80, keyword=0.5, in_window=True)
+    floor = Candidate("floor", similarity=0.76)
+    ranked = scoring.rank([best, near, weak, floor], query_cjk=0.0, similar=lambda a, b: 0.0)
+    assert [c.id for c in ranked][:2] == ["near", "best"]
+    assert "time" not in next(c for c in ranked if c.id == "weak").parts
+
+
+def test_no_length_prior_and_small_priors():
+    short = Candidate("short", similarity=0.86, keyword=5.0, importance=3)
+    vital = Candidate("vital", similarity=0.84, keyword=4.0, importance=5, decay=1.0)
+    faded = Candidate("faded", similarity=0.86, keyword=5.0, decay=0.31)
+    assert rank([vital, short]) == ["short", "vital"]  # importance nudges, does not decide
+    assert rank([faded, short])[0] == "short"          # equal relevance: the stronger memory first
+    undecayed = scoring.rank([Candidate("faded", similarity=0.86, keyword=5.0, decay=0.31),
+                              Candidate("short", similarity=0.86, keyword=5.0)],
+                             query_cjk=0.0, similar=lambda a, b: 0.0, use_decay=False)
+    assert undecayed[0].score == undecayed[1].score  # a question about the past ignores today's fading
+
+
+def test_low_trust_memories_sink_a_little():
+    trusted = Candidate("trusted", similarity=0.85, keyword=5.0)
+    poisoned = Candidate("poisoned", similarity=0.855, keyword=5.0, low_trust=True)
+    assert rank([poisoned, trusted, Candidate("x", similarity=0.7)])[0] == "trusted"
+
+
+def test_a_reply_borrows_from_its_question():
+    question = Candidate("q", similarity=0.90, keyword=9.0, next="a", next_minutes=0.0)
+    answer = Candidate("a", similarity=0.82, keyword=0.0, prev="q", prev_minutes=0.0)
+    other = Candidate("o", similarity=0.83, keyword=0.5)
+    far = Candidate("far", similarity=0.82, keyword=0.0, prev="q", prev_minutes=600.0)
+    ranked = scoring.rank([question, answer, other, far], query_cjk=0.0, similar=lambda a, b: 0.0)
+    order = [c.id for c in ranked]
+    assert order.index("a") < order.index("o")
+    parts = {c.id: c.parts.get("context", 0) for c in ranked}
+    assert parts["a"] > parts["far"] > 0  # a close neighbour lends more than a distant one
+
+
+def test_a_newer_memory_that_says_it_changed_outranks_the_old_fact():
+    old = Candidate("old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0)
+    new = Candidate("new", similarity=0.895, keyword=11.5, memory_type="semantic", created_at=T0 + timedelta(days=40),
+                    changes=True)
+    others = [Candidate(f"o{i}", similarity=0.80 + 0.01 * i, keyword=2.0) for i in range(4)]
+    sim = {frozenset({"old", "new"}): 0.91}
+    ranked = scoring.rank([old, new, *others], query_cjk=0.0, similar=lambda a, b: sim.get(frozenset({a, b}), 0.5))
+    assert ranked[0] is new and old.score <= 0.5 * new.score and "outdated" in old.channels
+
+
+def test_similar_memories_that_do_not_say_they_changed_are_left_alone():
+    old = Candidate("old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0)
+    new = Candidate("new", similarity=0.86, keyword=11.0, memory_type="semantic", created_at=T0 + timedelta(days=40))
+    event = Candidate("event", similarity=0.90, keyword=12.0, memory_type="episodic", created_at=T0,)
+    changed = Candidate("changed", similarity=0.89, keyword=11.5, created_at=T0 + timedelta(days=1), changes=True)
+    assert rank([old, new], similar=lambda a, b: 0.95) == ["old", "new"]
+    assert rank([event, changed], similar=lambda a, b: 0.95)[0] == "event"  # an episode cannot become untrue
+
+
+@pytest.mark.parametrize("text, changed", [
+    ("basket reports crashes to Sentry now", True), ("courier alerting moved to PagerDuty", True),
+    ("trino-adhoc is gone: folded into the main cluster", True), ("崩溃现在去 Sentry 看", True),
+    ("特征存储已经换成 redis-feat 集群", True), ("Crash reporting in basket is Firebase Crashlytics", False),
+    ("courier alerts post to Slack #courier-alerts", False), ("Kwame is the Vault admin.", False),
+])
+def test_change_statements(text, changed):
+    assert scoring.states_change(text) is changed
+
+
+def test_a_memory_in_the_other_language_is_not_penalised_for_it():
+    en = Candidate("en", similarity=0.83, keyword=0.0, cjk=0.0)
+    zh = Candidate("zh", similarity=0.85, keyword=0.0, cjk=0.9)
+    floor = Candidate("floor", similarity=0.75, cjk=0.9)
+    assert [c.id for c in scoring.rank([zh, en, floor], query_cjk=0.9, similar=lambda a, b: 0)][0] == "en"
