@@ -86,7 +86,7 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
         batch = [_private(r, sealer) for r in records[start:start + batch_size]]
         vectors = await anyio.to_thread.run_sync(embedder.passages, [r["content"] for r in batch])
         rows = [(agent_id, None, r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
-                 vec, indexed_text(r["content"], r["metadata"]), r["metadata"], r["tags"], r["importance"],
+                 vec, indexed_text(r["content"], r["metadata"], r["tags"]), r["metadata"], r["tags"], r["importance"],
                  r["created_at"], None, False, None, None, None, r["sealed"], None)
                 for r, vec in zip(batch, vectors)]
         async with db.transaction("importing memories", "import") as tx:

@@ -120,7 +120,7 @@ async def restore(db: Database, embedder: Embedder, agent_id: str, records: list
             if x["archived_at"] is not None:  # it was in the archive: back there, as it was
                 await tx.fetchval(
                     "restore_archive_insert", agent_id, x["memory_id"], r["session_id"], r["memory_type"],
-                    r["content"], content_hash(r["content"]), vec, indexed_text(r["content"], r["metadata"]),
+                    r["content"], content_hash(r["content"]), vec, indexed_text(r["content"], r["metadata"], r["tags"]),
                     r["metadata"], r["tags"], r["importance"], r["created_at"], x["stored_at"], x["updated_at"],
                     x["expires_at"], x["invalidated_at"], x.get("invalidation_reason"), x["invalidated_by"],
                     bool(x.get("shared")), x["dedup_key"], x.get("slot"), x.get("flags") or [], x["sealed"],
@@ -130,7 +130,7 @@ async def restore(db: Database, embedder: Embedder, agent_id: str, records: list
                 continue
             await tx.fetchval(
                 "restore_insert", agent_id, x["memory_id"], r["session_id"], r["memory_type"], r["content"],
-                content_hash(r["content"]), vec, indexed_text(r["content"], r["metadata"]), r["metadata"], r["tags"],
+                content_hash(r["content"]), vec, indexed_text(r["content"], r["metadata"], r["tags"]), r["metadata"], r["tags"],
                 r["importance"], r["created_at"], x["stored_at"], x["updated_at"], x["expires_at"],
                 x["invalidated_at"], x.get("invalidation_reason"), x["invalidated_by"], bool(x.get("shared")),
                 x["dedup_key"], x.get("slot"), x.get("flags") or [], x["sealed"], x.get("strength", 1.0),
