@@ -35,6 +35,15 @@ CONFLICT_HINT = ("Recall already ranks this newer memory above older similar one
                  "replaced_by='{id}') (CLI: hindsight invalidate <old id> --reason ... --replaced-by {id}).")
 
 
+def _likely_replaced(near: list, content: str, created: datetime, threshold: float, targets) -> list:
+    """Older current facts and procedures about the same thing (cosine >= the conflict
+    threshold) that a new memory saying something changed probably replaces."""
+    if not scoring.states_change(content):
+        return []
+    return [n["id"] for n in near if n["similarity"] >= threshold and n["id"] not in targets
+            and n["memory_type"] in ("semantic", "procedural") and n["created_at"] < created]
+
+
 def _conflicts(near: list, row) -> list[dict[str, Any]]:
     """Similar current memories the new one may contradict, most similar first: older ones
     are marked `older` (the new memory outranks them when it says something changed:
@@ -166,10 +175,13 @@ class Memories:
                 row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires, p.strength, slot)
                 await tx.fetchval("reinforce_state", agent_id, dup_id)
             else:
+                likely = _likely_replaced(near, p.content, created or now, self.policy.conflict_threshold, targets)
                 row = await tx.fetchrow(
                     "insert_memory", agent_id, new_id, session_id, memory_type, p.content,
                     content_hash(p.content), vector, indexed_text(p.content, p.metadata, tags), p.metadata, tags,
                     importance, created, expires, shared, p.dedup_key, slot, p.flags, p.sealed, p.strength)
+                if row is not None and likely:
+                    await tx.fetchval("mark_likely_replaces", agent_id, new_id, likely)
                 if row is None:  # the unique index found a current twin (a writer outside the lock)
                     dup_id = keep_id = await tx.fetchval("find_exact_duplicate", agent_id, memory_type, p.dedup_key)
                     row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires,

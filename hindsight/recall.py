@@ -200,7 +200,8 @@ def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) 
         cjk=cjk_share(row["content"]), changes=scoring.states_change(row["content"]),
         low_trust="low_trust" in (row["flags"] or ()), in_window=in_window, uses_tool=uses_tool, tool_failed=failed,
         same_session=same_session, prev=row["prev"], prev_minutes=_minutes(row["prev_minutes"]),
-        next=row["next"], next_minutes=_minutes(row["next_minutes"]), channels=channels)
+        next=row["next"], next_minutes=_minutes(row["next_minutes"]), channels=channels,
+        replaces=frozenset(row["likely_replaces"] or ()))
 
 
 def _array(vector: Any) -> np.ndarray:
@@ -235,6 +236,8 @@ def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:
     hit["channels"] = sorted(cand.channels)
     hit["similarity"] = round(cand.similarity, 4)
     hit["score_parts"] = {k: round(val, 4) for k, val in cand.parts.items()}
+    if cand.outdated_by is not None:
+        hit["possibly_outdated_by"] = str(cand.outdated_by)
     return hit
 
 

@@ -5,7 +5,8 @@ an irrelevant one above a relevant one.
 
 1. Relevance, from the two channels that read the query's words and meaning:
        rel = α · dense + (1 − α) · keyword
-   dense: the cosine to the query embedding, min-max scaled over the candidates (a
+   dense: the cosine to the query embedding, min-max scaled over the candidates (over
+   at least 0.1 of cosine, e5's distance between related and unrelated text; a
    memory in the other language than the query gets `cross_lingual` added first:
    multilingual-e5 scores same-language pairs higher); keyword: BM25 over the best
    BM25 of the query. α = 0.6.
@@ -18,9 +19,11 @@ an irrelevant one above a relevant one.
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
    (a reply often holds what its question asked).
-4. Outdated: a fact or procedure that a newer, at least as relevant memory about the same
-   thing (cosine ≥ `outdated_similarity`) says has changed ("now", "moved to", "改成")
-   drops below half of it — an unlinked change ranks under its successor.
+4. Outdated: a fact or procedure that a newer, nearly as relevant memory about the same
+   thing (cosine ≥ `outdated_similarity`) says has changed ("now", "moved to", "改成"),
+   or that a newer memory named as likely replaced when it was stored, drops to a third
+   of it — an unlinked change ranks under its successor, and recall
+   names the successor (`possibly_outdated_by`).
 5. Small priors: importance ±2 % a step, decay (0.85 + 0.15 · decay_score), 0.85 for
    memories the guard marked low-trust. No length prior: a short fact is a real fact.
 
@@ -39,6 +42,8 @@ from typing import Callable, Iterable, Sequence
 @dataclass(frozen=True)
 class Weights:
     alpha: float = 0.6               # dense vs keyword in relevance
+    dense_span: float = 0.1          # cosines are scaled over at least this range (a few candidates
+                                     # must not turn a 0.01 difference into 0 vs 1)
     cross_lingual: float = 0.04      # cosine added across languages (e5's same-language bias)
     time: float = 1.0                # boost inside the query's time window
     time_floor: float = 0.6          # ... for candidates at least this share of the best relevance
@@ -49,8 +54,9 @@ class Weights:
     session_context: float = 0.2     # any neighbour in the session
     close_minutes: float = 10.0
     outdated_similarity: float = 0.90
-    outdated_relevance: float = 0.9  # the newer memory must be at least this relevant (share)
-    outdated_factor: float = 0.5     # the older one ends at most this share of the newer
+    outdated_relevance: float = 0.85 # the newer memory must be at least this relevant (share)
+    outdated_factor: float = 0.3     # the older one ends at most this share of the newer
+    linked_relevance: float = 0.5    # ... when the newer named it at write time (likely_replaces)
     outdated_depth: int = 20         # pairs checked among this many best candidates
     importance_step: float = 0.02
     decay_weight: float = 0.15
@@ -80,6 +86,8 @@ class Candidate:
     next_minutes: float | None = None
     channels: set[str] = field(default_factory=set)
     parts: dict[str, float] = field(default_factory=dict)
+    outdated_by: object = None        # a newer memory that says this one changed
+    replaces: frozenset = frozenset()  # older memories this one said changed when stored
     score: float = 0.0
 
 
@@ -88,7 +96,8 @@ def relevance(cands: Sequence[Candidate], query_cjk: float, w: Weights) -> None:
     if not cands:
         return
     adjusted = [c.similarity + w.cross_lingual * abs(c.cjk - query_cjk) for c in cands]
-    lo, hi = min(adjusted), max(adjusted)
+    hi = max(adjusted)
+    lo = min(min(adjusted), hi - w.dense_span)
     best_kw = max(c.keyword for c in cands)
     for c, cos in zip(cands, adjusted):
         dense = (cos - lo) / (hi - lo) if hi > lo else 1.0
@@ -134,18 +143,24 @@ def context(cands: Sequence[Candidate], w: Weights) -> None:
 
 
 def outdated(cands: list[Candidate], similar: Callable[[object, object], float], w: Weights) -> None:
-    """An older fact or procedure under a newer memory that says it changed sinks below it."""
+    """An older fact or procedure under a newer memory that says it changed sinks below it:
+    one the newer named when it was stored (likely_replaces), or one it is very similar to
+    while nearly as relevant to this query."""
     top = sorted(cands, key=lambda c: -c.score)[: w.outdated_depth]
     for old in top:
         if old.memory_type not in ("semantic", "procedural") or old.created_at is None:
             continue
         for new in top:
-            if (new is old or not new.changes or new.created_at is None or new.created_at <= old.created_at
-                    or new.score < w.outdated_relevance * old.score):
+            if new is old or new.created_at is None or new.created_at <= old.created_at:
                 continue
-            if similar(old.id, new.id) >= w.outdated_similarity:
+            if old.id in new.replaces:
+                hit = new.score >= w.linked_relevance * old.score
+            else:
+                hit = (new.changes and new.score >= w.outdated_relevance * old.score
+                       and similar(old.id, new.id) >= w.outdated_similarity)
+            if hit:
                 old.score = min(old.score, w.outdated_factor * new.score)
-                old.parts["outdated_by"] = 1.0
+                old.outdated_by = new.id
                 old.channels.add("outdated")
                 break
 

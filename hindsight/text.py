@@ -25,6 +25,7 @@ def _segment(run: str) -> str:
 
 # Identifiers such as ERR_SSL_PROTOCOL_ERROR, numpy.linalg, pg_dump, HTTP/2, v1.2.3.
 _IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_.\-/:][A-Za-z0-9]+)+")
+_PATHLIKE = re.compile(r"[/.:]")
 
 
 def keyword_text(text: str) -> str:
@@ -33,11 +34,17 @@ def keyword_text(text: str) -> str:
     - CJK runs are cut into words (rjieba): PostgreSQL's parser splits on spaces and
       punctuation, and Chinese has neither between words.
     - Each identifier also stands once more as one compact token ("errsslprotocolerror"),
-      so an exact identifier outranks text that merely shares its parts.
+      so an exact identifier outranks text that merely shares its parts; a host or path
+      ("kv/courier/prod", "redis-feat-01.pantry.internal") also gives its words, which
+      PostgreSQL's parser would keep inside one token.
     """
     spaced = _CJK_RUN.sub(lambda m: f" {_segment(m.group())} ", text)
-    compact = [re.sub(r"[_.\-/:]", "", m.group()).lower() for m in _IDENTIFIER.finditer(text)]
-    return f"{spaced} {' '.join(compact)}" if compact else spaced
+    extra = []
+    for m in _IDENTIFIER.finditer(text):
+        extra.append(re.sub(r"[_.\-/:]", "", m.group()).lower())
+        if _PATHLIKE.search(m.group()):  # the parser keeps hosts and paths whole: add their words
+            extra.append(" ".join(p for p in re.split(r"[_.\-/:]+", m.group()) if len(p) > 1 and not p.isdigit()))
+    return f"{spaced} {' '.join(extra)}" if extra else spaced
 
 
 _UNSEARCHED_KEYS = {"external_id"}

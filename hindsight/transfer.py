@@ -32,6 +32,8 @@ _BYTES = ("sealed", "dedup_key")
 
 
 def _json(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_json(item) for item in value]
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, uuid.UUID):
@@ -77,6 +79,7 @@ def parse_restore(obj: dict[str, Any], lineno: int) -> dict[str, Any]:
                    base64.b64decode(restore[k]) if k in _BYTES and restore.get(k) else
                    restore.get(k))
                for k in set(restore) | set(_TIMES) | set(_IDS) | set(_BYTES) if k != "history"}
+        out["likely_replaces"] = [v.memory_id(i, "likely_replaces") for i in restore.get("likely_replaces") or []]
         out.update(kind="memory", memory_id=mid, history=_history(restore.get("history")))
         return out
     except (InvalidInput, ValueError, TypeError) as exc:
@@ -134,7 +137,7 @@ async def restore(db: Database, embedder: Embedder, agent_id: str, records: list
                 r["importance"], r["created_at"], x["stored_at"], x["updated_at"], x["expires_at"],
                 x["invalidated_at"], x.get("invalidation_reason"), x["invalidated_by"], bool(x.get("shared")),
                 x["dedup_key"], x.get("slot"), x.get("flags") or [], x["sealed"], x.get("strength", 1.0),
-                x.get("reinforce_count", 0), x["consolidated_into"])
+                x.get("reinforce_count", 0), x["consolidated_into"], x["likely_replaces"])
             await tx.fetchval("restore_state", agent_id, x["memory_id"], x.get("decay_score", 1.0),
                               x.get("access_count", 0), x["last_accessed"])
         for r in records:

@@ -293,3 +293,68 @@ async def test_reranker_seam_reorders_candidates(memories, db, embedder):
     plain = await Recall(db, AsyncEmbedder(embedder)).retrieve("a", "notes on caching", top_k=3)
     reranked = await Recall(db, AsyncEmbedder(embedder), reranker=Reverse()).retrieve("a", "notes on caching", top_k=3)
     assert _ids(reranked) == _ids(plain)[::-1] and Reverse.seen == 3
+
+
+async def test_a_time_phrase_in_a_question_not_about_time_pulls_nothing_in(memories, recall):
+    """Class 4: "yesterday's numbers" at an as_of does not put yesterday's unrelated
+    memories above the rule that answers."""
+    await _fill(memories)
+    rule = await memories.store("a", "The daily models must be finished by 07:00 SGT: ops reviews the numbers after lunch",
+                                memory_type="semantic", created_at=NOW - timedelta(days=80))
+    for text in ("Lunch order for the team offsite", "Yesterday the coffee machine broke again",
+                 "Paired with Kwame on the VPN rollout"):
+        await memories.store("a", text, created_at=NOW - timedelta(days=1, hours=2))
+    result = await recall.retrieve("a", "The ops team looks at yesterday's numbers after lunch. By when must the "
+                                        "daily models be finished?", top_k=3, as_of=NOW)
+    assert _ids(result)[0] == rule["id"]
+
+
+async def test_a_question_about_the_past_recalls_what_was_current_then(memories, recall, db):
+    """Class 4: at an earlier as_of, the fact current then comes first, even after decay
+    faded it today."""
+    await _fill(memories)
+    old = await memories.store("a", "courier is on Go 1.22", memory_type="semantic", slot="courier:go",
+                               created_at=NOW - timedelta(days=90))
+    new = await memories.store("a", "courier is on Go 1.24 now", memory_type="semantic", slot="courier:go",
+                               created_at=NOW - timedelta(days=10))
+    await db.pool.execute("UPDATE memories SET invalidated_at = $2 WHERE id = $1", uuid.UUID(old["id"]),
+                          NOW - timedelta(days=10))
+    await db.pool.execute("UPDATE memory_state SET decay_score = 0.05 WHERE id = $1", uuid.UUID(old["id"]))
+    await db.pool.execute("INSERT INTO maintenance_runs (as_of, dry_run, trigger, status) VALUES ($1, false, 'cli', "
+                          "'succeeded')", NOW)
+    then = await recall.retrieve("a", "Which Go version is courier on?", as_of=NOW - timedelta(days=30), top_k=3)
+    assert _ids(then)[0] == old["id"] and new["id"] not in _ids(then)
+    now = await recall.retrieve("a", "Which Go version is courier on?", as_of=NOW, top_k=3)
+    assert _ids(now)[0] == new["id"] and old["id"] not in _ids(now)
+
+
+async def test_an_unlinked_change_ranks_the_newer_memory_first_and_names_it(memories, recall):
+    """Class 5: two facts that changed without slot or supersedes both stay current; the
+    newer, which says it changed, outranks the older, and the older is marked."""
+    await _fill(memories)
+    old = await memories.store("a", "Crash reporting in basket is Firebase Crashlytics; the EAS build hook uploads dSYMs",
+                               memory_type="semantic", created_at=NOW - timedelta(days=80))
+    new = await memories.store("a", "basket reports crashes to Sentry now: @sentry/react-native, project basket-mobile",
+                               memory_type="semantic", created_at=NOW - timedelta(days=20))
+    result = await recall.retrieve("a", "Where do I look at basket crash reports?", top_k=5, as_of=NOW)
+    ids = _ids(result)
+    assert ids[0] == new["id"]
+    if old["id"] in ids:
+        stale = result["memories"][ids.index(old["id"])]
+        assert stale["possibly_outdated_by"] == new["id"]
+        assert stale["score"] <= 0.3 * result["memories"][0]["score"] + 1e-6
+
+
+async def test_possible_conflicts_say_which_is_older_and_how_to_confirm(memories, recall):
+    old = await memories.store("a", "The team uses Python 3.10", memory_type="semantic",
+                               created_at=NOW - timedelta(days=40))
+    new = await memories.store("a", "The team moved to Python 3.12", memory_type="semantic",
+                               created_at=NOW - timedelta(days=1))
+    conflict = next(c for c in new["possible_conflicts"] if c["id"] == old["id"])
+    assert conflict["older"] and conflict["likely_outdated"] and conflict["similarity"] >= 0.9
+    assert f"replaced_by='{new['id']}'" in new["conflict_hint"]
+    both = _ids(await recall.retrieve("a", "Which Python version does the team use?", as_of=NOW))
+    assert both.index(new["id"]) < both.index(old["id"]) if old["id"] in both else both[0] == new["id"]
+    await memories.invalidate("a", old["id"], "moved to 3.12", replaced_by=new["id"])  # the confirmation
+    assert _ids(await recall.retrieve("a", "Which Python version does the team use?")) == [new["id"]]
+    assert [h["action"] for h in await memories.history("a", old["id"])] == ["create", "supersede"]

@@ -85,7 +85,7 @@ def test_a_newer_memory_that_says_it_changed_outranks_the_old_fact():
     others = [Candidate(f"o{i}", similarity=0.80 + 0.01 * i, keyword=2.0) for i in range(4)]
     sim = {frozenset({"old", "new"}): 0.91}
     ranked = scoring.rank([old, new, *others], query_cjk=0.0, similar=lambda a, b: sim.get(frozenset({a, b}), 0.5))
-    assert ranked[0] is new and old.score <= 0.5 * new.score and "outdated" in old.channels
+    assert ranked[0] is new and old.score <= 0.3 * new.score and old.outdated_by == "new"
 
 
 def test_similar_memories_that_do_not_say_they_changed_are_left_alone():
@@ -112,3 +112,15 @@ def test_a_memory_in_the_other_language_is_not_penalised_for_it():
     zh = Candidate("zh", similarity=0.85, keyword=0.0, cjk=0.9)
     floor = Candidate("floor", similarity=0.75, cjk=0.9)
     assert [c.id for c in scoring.rank([zh, en, floor], query_cjk=0.9, similar=lambda a, b: 0)][0] == "en"
+
+
+def test_a_memory_named_as_replaced_at_write_time_sinks_under_its_successor():
+    old = Candidate("old", similarity=0.86, keyword=5.0, memory_type="semantic", created_at=T0)
+    new = Candidate("new", similarity=0.82, keyword=1.5, memory_type="semantic", created_at=T0 + timedelta(days=9),
+                    replaces=frozenset({"old"}))
+    ranked = scoring.rank([old, new, Candidate("x", similarity=0.75)], query_cjk=0.0, similar=lambda a, b: 0.0)
+    assert ranked[0] is new and old.outdated_by == "new"
+    unrelated = Candidate("u", similarity=0.76, keyword=0.0, created_at=T0 + timedelta(days=9),
+                          replaces=frozenset({"old2"}))
+    old2 = Candidate("old2", similarity=0.90, keyword=6.0, memory_type="semantic", created_at=T0)
+    assert [c.id for c in scoring.rank([old2, unrelated], query_cjk=0.0, similar=lambda a, b: 0.0)][0] == "old2"

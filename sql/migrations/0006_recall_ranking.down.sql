@@ -117,5 +117,6 @@ DROP INDEX memories_context;
 DROP INDEX memories_session_order;
 CREATE INDEX memories_agent_session ON memories (agent_id, session_id, created_at DESC)
     WHERE session_id IS NOT NULL;
-ALTER TABLE memories_archive DROP COLUMN seq, DROP COLUMN context_id, DROP COLUMN context_vector;
-ALTER TABLE memories DROP COLUMN seq, DROP COLUMN context_id, DROP COLUMN context_vector;
+ALTER TABLE memories_archive DROP COLUMN seq, DROP COLUMN context_id, DROP COLUMN context_vector,
+                              DROP COLUMN likely_replaces;
+ALTER TABLE memories DROP COLUMN seq, DROP COLUMN context_id, DROP COLUMN context_vector, DROP COLUMN likely_replaces;

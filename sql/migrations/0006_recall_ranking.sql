@@ -9,6 +9,9 @@
 --                   them at 0.3 of the memory's own words. Set by a trigger on every write
 --                   path; refreshed when the earlier memory changes, dropped when it is
 --                   deleted (forgetting a memory forgets its words everywhere).
+--   likely_replaces older facts this memory said changed when it was stored (a possible
+--                   conflict, not confirmed): recall ranks this one above them. Confirming
+--                   (invalidate_memory with replaced_by) makes it a supersession.
 --   memory_state.memory_type
 --                   decay depends on the layer: facts, preferences and procedures
 --                   (semantic, procedural) and important episodes never fade below half
@@ -17,8 +20,10 @@
 CREATE SEQUENCE memories_seq AS bigint;
 ALTER TABLE memories ADD COLUMN seq bigint NOT NULL DEFAULT nextval('memories_seq');
 ALTER SEQUENCE memories_seq OWNED BY memories.seq;
-ALTER TABLE memories ADD COLUMN context_id uuid, ADD COLUMN context_vector tsvector;
-ALTER TABLE memories_archive ADD COLUMN seq bigint, ADD COLUMN context_id uuid, ADD COLUMN context_vector tsvector;
+ALTER TABLE memories ADD COLUMN context_id uuid, ADD COLUMN context_vector tsvector,
+                     ADD COLUMN likely_replaces uuid[] NOT NULL DEFAULT '{}';
+ALTER TABLE memories_archive ADD COLUMN seq bigint, ADD COLUMN context_id uuid, ADD COLUMN context_vector tsvector,
+                             ADD COLUMN likely_replaces uuid[] NOT NULL DEFAULT '{}';
 UPDATE memories_archive SET seq = nextval('memories_seq');  -- restore puts it back
 
 -- A memory's neighbours in its session, in the order they happened.
@@ -222,3 +227,5 @@ COMMENT ON COLUMN memories_archive.seq IS 'Write order (see memories.seq).';
 COMMENT ON COLUMN memories_archive.context_id IS 'See memories.context_id.';
 COMMENT ON COLUMN memories_archive.context_vector IS 'See memories.context_vector.';
 COMMENT ON FUNCTION hindsight_terms(tsvector, tsvector) IS 'A memory''s keyword postings: its own words and its context''s (weighted 0.3).';
+COMMENT ON COLUMN memories.likely_replaces IS 'Older current facts this memory said had changed when it was stored (possible conflicts, unconfirmed): recall ranks it above them.';
+COMMENT ON COLUMN memories_archive.likely_replaces IS 'See memories.likely_replaces.';

@@ -55,6 +55,11 @@ UNION ALL
  ORDER BY embedding <=> $4
  LIMIT $5);
 
+-- name: mark_likely_replaces
+-- The new memory said these older similar facts changed ($3): recall ranks it above them
+-- until someone confirms (invalidate_memory with replaced_by) or denies it.
+UPDATE memories SET likely_replaces = $3 WHERE agent_id = $1 AND id = $2;
+
 -- name: slot_holder
 -- The current memory in a slot, if any.
 SELECT id FROM memories WHERE agent_id = $1 AND slot = $2 AND invalidated_at IS NULL;

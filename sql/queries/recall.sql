@@ -146,7 +146,7 @@ WITH vector AS (
     UNION SELECT next FROM around WHERE next IS NOT NULL
 )
 SELECT id, agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
-       created_at, shared, st.decay_score, st.last_accessed, embedding,
+       created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding,
        1 - (embedding <=> $11) AS similarity,
        id IN (SELECT id FROM vector) AS by_vector,
        a.prev, extract(epoch FROM created_at - a.prev_at) / 60 AS prev_minutes,

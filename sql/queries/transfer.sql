@@ -6,7 +6,7 @@
 SELECT m.id, m.session_id, m.memory_type, m.content, m.metadata, m.tags, m.importance, m.created_at,
        m.stored_at, m.updated_at, m.expires_at, m.invalidated_at, m.invalidation_reason, m.invalidated_by,
        m.shared, m.slot, m.flags, m.sealed, m.dedup_key, m.strength, m.reinforce_count, m.consolidated_into,
-       s.decay_score, s.access_count, s.last_accessed
+       m.likely_replaces, s.decay_score, s.access_count, s.last_accessed
 FROM memories m JOIN memory_state s USING (agent_id, id)
 WHERE m.agent_id = $1
 ORDER BY m.stored_at, m.id;
@@ -20,9 +20,10 @@ FROM memory_history WHERE agent_id = $1 ORDER BY seq;
 INSERT INTO memories (agent_id, id, session_id, memory_type, content, content_hash, embedding, search_vector,
                       metadata, tags, importance, created_at, stored_at, updated_at, expires_at, invalidated_at,
                       invalidation_reason, invalidated_by, shared, dedup_key, slot, flags, sealed, strength,
-                      reinforce_count, consolidated_into)
+                      reinforce_count, consolidated_into, likely_replaces)
 VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, COALESCE($12, now()),
-        COALESCE($13, now()), COALESCE($14, now()), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26);
+        COALESCE($13, now()), COALESCE($14, now()), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,
+        COALESCE($27::uuid[], '{}'));
 
 -- name: restore_history
 INSERT INTO memory_history (agent_id, memory_id, action, at, call, reason, related_id, memory_type, content,
