@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -55,7 +56,7 @@ async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
 
 
 async def measure(db, recall, embedder, agent, queries):
-    base_ms, recall_ms = [], []
+    base_ms, recall_ms, stages = [], [], []
     for q in queries[:10]:  # warm caches
         await recall.retrieve(agent, q, top_k=5)
     for q in queries:
@@ -67,7 +68,28 @@ async def measure(db, recall, embedder, agent, queries):
         t = time.perf_counter()
         await recall.retrieve(agent, q, top_k=5)
         recall_ms.append((time.perf_counter() - t) * 1000)
-    return base_ms, recall_ms
+        stages.append(dict(recall.timings))
+    return base_ms, recall_ms, stages
+
+
+STAGES = ("embed", "keyword_wait", "candidates_sql", "rank", "total", "candidates")
+
+
+async def plans(db, recall, agent, query):
+    """EXPLAIN ANALYZE of the two statements recall runs, as prepared (custom plans)."""
+    from hindsight import queries
+    from hindsight.text import keyword_text
+
+    vec = await recall.embedder.query(query)
+    now = datetime.now(timezone.utc)
+    filters = (agent, True, now, None, None, None, None, None, 0.3)
+    out = {}
+    async with db.pool.acquire() as conn:
+        for name, args in (("channel_keyword", (*filters, 50, keyword_text(query), 2000)),
+                           ("recall_candidates", (*filters, 50, vec, None, None, None, None, None, [], []))):
+            rows = await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + queries.get(name), *args)
+            out[name] = [r[0] for r in rows]
+    return out
 
 
 async def run(args, url):
@@ -92,8 +114,11 @@ async def run(args, url):
         load_rate = (size - loaded) / (time.perf_counter() - t)
         loaded = size
         await db.pool.execute("ANALYZE memories; ANALYZE memory_terms")
-        base_ms, recall_ms = await measure(db, recall, embedder, agent, queries)
-        table.append((size, load_rate, base_ms, recall_ms))
+        base_ms, recall_ms, stages = await measure(db, recall, embedder, agent, queries)
+        table.append((size, load_rate, base_ms, recall_ms, stages))
+        if args.plans:
+            for name, lines in (await plans(db, recall, agent, queries[0])).items():
+                print(f"--- plan of {name} at {size} ---\n" + "\n".join(lines), file=sys.stderr)
         print(f"measured {size}", file=sys.stderr, flush=True)
     await db.close()
     return embed_rate, table
@@ -119,6 +144,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--threads", type=int, default=None, help="embedder threads (default: as the server)")
+    ap.add_argument("--plans", action="store_true", help="print EXPLAIN ANALYZE of recall's statements (stderr)")
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -136,12 +162,20 @@ def main() -> None:
           f"{os.environ.get('OMP_NUM_THREADS', '1')}")
     print(f"{'memories':>9} | {'baseline p50':>12} {'p95':>6} | {'retrieve p50':>12} {'p95':>6} | "
           f"{'ratio p50':>9} {'p95':>5} | {'bulk rows/s':>11}")
-    for size, load_rate, base, rec in table:
+    for size, load_rate, base, rec, _ in table:
         print(f"{size:>9} | {statistics.median(base):>12.1f} {pct(base, 95):>6.1f} | "
               f"{statistics.median(rec):>12.1f} {pct(rec, 95):>6.1f} | "
               f"{statistics.median(rec) / statistics.median(base):>9.2f} {pct(rec, 95) / pct(base, 95):>5.2f} | "
               f"{load_rate:>11.0f}")
     print(f"passage embedding: {embed_rate:.1f} texts/s; `hindsight import` end to end: {imp:.1f} memories/s")
+    print("\nwhere retrieve's time goes (median / p95, ms; candidates = rows ranked)")
+    print(f"{'memories':>9} | " + " | ".join(f"{s:>16}" for s in STAGES))
+    for size, _, _, _, stages in table:
+        cells = []
+        for name in STAGES:
+            xs = [st.get(name, 0.0) for st in stages]
+            cells.append(f"{statistics.median(xs):>7.1f} / {pct(xs, 95):>6.1f}")
+        print(f"{size:>9} | " + " | ".join(cells))
 
 
 if __name__ == "__main__":

@@ -112,15 +112,21 @@ class Recall:
         self.reranker = reranker
         self.tz = tz or timeparse.local_zone()
         self._decay_clock: tuple[float, datetime | None] = (0.0, None)
+        self.timings: dict[str, float] = {}  # ms per stage of the last call (benchmarks read it)
 
     async def retrieve(self, agent_id: Any, query: Any, **options: Any) -> dict[str, Any]:
+        started = time.perf_counter()
         req = check(agent_id, query, **options)
         window = timeparse.resolve(req.query, req.as_of, self.tz)
         use_decay = not req.as_of_given or await self._decay_applies(req.as_of)
-        rows, found, vector = await self._candidates(req, window, use_decay)
-        hits = self._rank(req, rows, found, vector, window, use_decay)
+        rows, found = await self._candidates(req, window, use_decay)
+        ranked_at = time.perf_counter()
+        keep = req.top_k * (RERANK_DEPTH if self.reranker is not None else 1)
+        hits = self._rank(req, rows, found, window, use_decay)[:keep]
+        self.timings.update(rank=(time.perf_counter() - ranked_at) * 1000, candidates=len(rows),
+                            total=(time.perf_counter() - started) * 1000)
         if self.reranker is not None:
-            hits = await self.reranker.rerank(req.query, hits[: req.top_k * RERANK_DEPTH])
+            hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
         if self.on_access and hits:
             self.on_access(req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id],
@@ -138,7 +144,7 @@ class Recall:
         return computed is None or as_of >= computed - timedelta(days=1)
 
     async def _candidates(self, req: Request, window: timeparse.Window | None,
-                          use_decay: bool) -> tuple[list, dict, np.ndarray]:
+                          use_decay: bool) -> tuple[list, dict]:
         """The keyword channels run while the query is embedded; then one statement
         brings every candidate with its features."""
         filters = req.filters if use_decay else req.filters[:8] + (0.0,)
@@ -146,44 +152,61 @@ class Recall:
         early = [self.db.fetch("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM)]
         if req.include_shared:
             early.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
+        began = time.perf_counter()
         tasks = [asyncio.ensure_future(aw) for aw in early]
         try:
             vector = await self.embedder.query(req.query)
+            embedded_at = time.perf_counter()
             keyword = await asyncio.gather(*tasks)
         except BaseException:
             for task in tasks:
                 task.cancel()
             raise
-        found = {r["id"]: ("keyword", float(r["score"])) for r in keyword[0]}
+        waited_at = time.perf_counter()
+        found = {(req.agent_id, r["id"]): ("keyword", float(r["score"])) for r in keyword[0]}
         if len(keyword) > 1:  # another agent's shared memory: ts_rank_cd, not BM25; counted at half
             best = max((float(r["score"]) for r in keyword[1]), default=0.0) or 1.0
             top = max((s for _, s in found.values()), default=1.0)
             for r in keyword[1]:
-                found.setdefault(r["id"], ("shared_keyword", 0.5 * top * float(r["score"]) / best))
+                found.setdefault((r["agent_id"], r["id"]), ("shared_keyword", 0.5 * top * float(r["score"]) / best))
         rows = await self.db.fetch(
             "recall_candidates", *filters, CANDIDATES, vector,
             window.start if window else None, window.end if window else None,
-            list(req.tools) or None, req.session_id, req.task_type, list(found))
-        return rows, found, vector
+            list(req.tools) or None, req.session_id, req.task_type,
+            [agent for agent, _ in found], [mid for _, mid in found])
+        self.timings = {"embed": (embedded_at - began) * 1000, "keyword_wait": (waited_at - embedded_at) * 1000,
+                        "candidates_sql": (time.perf_counter() - waited_at) * 1000}
+        return rows, found
 
-    def _rank(self, req: Request, rows: list, found: dict, vector: np.ndarray,
-              window: timeparse.Window | None, use_decay: bool) -> list[dict[str, Any]]:
+    def _rank(self, req: Request, rows: list, found: dict, window: timeparse.Window | None,
+              use_decay: bool) -> list[dict[str, Any]]:
+        """Candidates ranked, best first, as hits (built lazily: callers keep the first few)."""
         cands = [_candidate(r, req, found, window) for r in rows]
         _link_neighbours(cands)
-        embeddings = {r["id"]: _array(r["embedding"]) for r in rows}
+        embeddings = {r["id"]: r["embedding"] for r in rows}
 
         def similar(a: object, b: object) -> float:
-            return float(embeddings[a] @ embeddings[b])
+            return float(_array(embeddings[a]) @ _array(embeddings[b]))
 
         ranked = scoring.rank(cands, query_cjk=cjk_share(req.query), similar=similar,
                               weights=self.weights, use_decay=use_decay)
         by_id = {r["id"]: r for r in rows}
-        return [_hit(by_id[c.id], c) for c in ranked]
+        return _LazyHits(ranked, by_id)
+
+
+class _LazyHits:
+    """The ranked candidates; a slice of it builds the JSON hits."""
+
+    def __init__(self, ranked: list[scoring.Candidate], rows: dict):
+        self.ranked, self.rows = ranked, rows
+
+    def __getitem__(self, part: slice) -> list[dict[str, Any]]:
+        return [_hit(self.rows[c.id], c) for c in self.ranked[part]]
 
 
 def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) -> scoring.Candidate:
     meta = row["metadata"] or {}
-    channel, keyword = found.get(row["id"], (None, 0.0))
+    channel, keyword = found.get((row["agent_id"], row["id"]), (None, 0.0))
     tools_used = meta.get("tools_used") if isinstance(meta.get("tools_used"), list) else []
     uses_tool = bool(req.tools) and any(isinstance(t, str) and t.lower() in req.tools for t in tools_used)
     same_session = bool((req.session_id and row["session_id"] == req.session_id)

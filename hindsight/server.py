@@ -107,7 +107,8 @@ def build(settings: Settings, url: str) -> MCPServer:
         project. Do not store chit-chat or what is already in the conversation only. When a
         fact changed, pass `slot` or `supersedes` so the old one stops being recalled.
         Returns {id, status: created|duplicate|superseded, duplicate_of?, superseded?,
-        possible_conflicts? (similar memories: check whether one is now wrong), flags?,
+        possible_conflicts? (similar memories: check whether one is now wrong; if this one
+        replaces it, call invalidate_memory(memory_id=<old>, replaced_by=<this id>)), flags?,
         redacted? (secrets found: they are never stored in plain text)}."""
         app = _app(ctx)
         with _tool_errors():
@@ -163,8 +164,10 @@ def build(settings: Settings, url: str) -> MCPServer:
         """Recall what is relevant: call it before starting a task, when the user mentions
         earlier work or preferences, and before using a tool that may have failed before
         (pass it in `tools`). Returns the best matches first, each with id, content,
-        memory_type, created_at, score, confidence (0-1), the channels that found it and
-        metadata. Invalidated and expired memories are never returned."""
+        memory_type, created_at, score, confidence (0-1), the channels that found it,
+        score_parts, metadata, and possibly_outdated_by when a newer memory says it changed.
+        Invalidated and expired memories are never returned. format='prompt' returns only
+        a ready block (and the ids)."""
         app = _app(ctx)
         with _tool_errors():
             return await app.recall.retrieve(

@@ -12,8 +12,8 @@
 AND created_at <= $3
 AND (invalidated_at IS NULL OR invalidated_at > $3)
 AND (expires_at IS NULL OR expires_at > $3)
-AND ($9::real <= 0 OR EXISTS (SELECT 1 FROM memory_state ms WHERE ms.agent_id = memories.agent_id
-                                                        AND ms.id = memories.id AND ms.decay_score >= $9::real))
+AND ($9::real <= 0 OR (SELECT ms.decay_score FROM memory_state ms
+                       WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) >= $9::real)
 AND ($4::text IS NULL OR memory_type = $4)
 AND ($5::text[] IS NULL OR tags @> $5)
 AND ($6::jsonb IS NULL OR metadata @> $6)
@@ -66,7 +66,7 @@ LIMIT $10;
 WITH q AS (
     SELECT NULLIF(replace(plainto_tsquery('english', $11)::text, ' & ', ' | '), '')::tsquery AS q
 )
-SELECT id, ts_rank_cd(search_vector, q.q) AS score
+SELECT agent_id, id, ts_rank_cd(search_vector, q.q) AS score
 FROM memories, q
 WHERE $2 AND shared AND agent_id <> $1 AND search_vector @@ q.q
   --@ recall_filters
@@ -81,18 +81,19 @@ LIMIT $10;
 --   tools    memories that used a tool the caller names ($14, lower-cased), most similar
 --            first, among the latest 200 of each tool;
 --   recent   the latest memories of the caller's session ($15) or task type ($16);
---   found    what the keyword channels already found ($17);
+--   found    what the keyword channels already found ($17 agents, $18 ids);
 -- and, for each of those, the memory just before and just after it in its session, with
--- the minutes between them (the context ranking borrows from).
+-- the minutes between them (the context ranking borrows from). Rows are reached by their
+-- key (agent_id, id) so that each is an index lookup.
 WITH vector AS (
-    SELECT id FROM memories
+    SELECT agent_id, id FROM memories
     WHERE (agent_id = $1 OR ($2 AND shared))
       --@ recall_filters
     ORDER BY embedding <=> $11
     LIMIT $10
 ), window_ AS (
-    SELECT id FROM (
-        SELECT id, embedding FROM memories
+    SELECT agent_id, id FROM (
+        SELECT agent_id, id, embedding FROM memories
         WHERE $12::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
           AND created_at >= $12 AND created_at < $13
           --@ recall_filters
@@ -102,7 +103,7 @@ WITH vector AS (
     ORDER BY (embedding <=> $11) + 0
     LIMIT $10
 ), tool AS (
-    SELECT id FROM (
+    SELECT agent_id, id FROM (
         SELECT DISTINCT t.memory_id FROM unnest($14::text[]) AS q(tool)
         CROSS JOIN LATERAL (
             SELECT memory_id FROM memory_tools
@@ -116,45 +117,46 @@ WITH vector AS (
     ORDER BY (embedding <=> $11) + 0
     LIMIT $10
 ), recent AS (
-    SELECT id FROM memories
+    SELECT agent_id, id FROM memories
     WHERE agent_id = $1 AND (($15::text IS NOT NULL AND session_id = $15)
                              OR ($16::text IS NOT NULL AND metadata ->> 'task_type' = $16))
       --@ recall_filters
     ORDER BY created_at DESC
     LIMIT $10
 ), seeds AS (
-    SELECT id FROM vector UNION SELECT id FROM window_ UNION SELECT id FROM tool
-    UNION SELECT id FROM recent UNION SELECT unnest($17::uuid[])
-), seed_rows AS (
-    SELECT agent_id, id, session_id, created_at, seq FROM memories
-    WHERE id IN (SELECT id FROM seeds) AND (agent_id = $1 OR ($2 AND shared))
+    SELECT agent_id, id FROM vector UNION SELECT agent_id, id FROM window_ UNION SELECT agent_id, id FROM tool
+    UNION SELECT agent_id, id FROM recent UNION SELECT * FROM unnest($17::text[], $18::uuid[])
 ), around AS (  -- each seed and its two neighbours in the session
-    SELECT s.id AS seed, p.id AS prev, p.created_at AS prev_at, n.id AS next, n.created_at AS next_at
-    FROM seed_rows s
+    SELECT s.agent_id, s.id AS seed, p.id AS prev, p.created_at AS prev_at, n.id AS next, n.created_at AS next_at
+    FROM seeds s
+    JOIN memories m ON m.agent_id = s.agent_id AND m.id = s.id
     LEFT JOIN LATERAL (
         SELECT id, created_at FROM memories
-        WHERE s.session_id IS NOT NULL AND agent_id = s.agent_id AND session_id = s.session_id
-          AND (created_at, seq) < (s.created_at, s.seq) AND created_at <= $3
+        WHERE m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
+          AND (created_at, seq) < (m.created_at, m.seq) AND created_at <= $3
         ORDER BY created_at DESC, seq DESC LIMIT 1) p ON true
     LEFT JOIN LATERAL (
         SELECT id, created_at FROM memories
-        WHERE s.session_id IS NOT NULL AND agent_id = s.agent_id AND session_id = s.session_id
-          AND (created_at, seq) > (s.created_at, s.seq) AND created_at <= $3
+        WHERE m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
+          AND (created_at, seq) > (m.created_at, m.seq) AND created_at <= $3
         ORDER BY created_at, seq LIMIT 1) n ON true
 ), wanted AS (
-    SELECT seed AS id FROM around UNION SELECT prev FROM around WHERE prev IS NOT NULL
-    UNION SELECT next FROM around WHERE next IS NOT NULL
+    SELECT agent_id, seed AS id FROM around
+    UNION SELECT agent_id, prev FROM around WHERE prev IS NOT NULL
+    UNION SELECT agent_id, next FROM around WHERE next IS NOT NULL
 )
-SELECT id, agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
+SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
        created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding,
        1 - (embedding <=> $11) AS similarity,
-       id IN (SELECT id FROM vector) AS by_vector,
+       EXISTS (SELECT 1 FROM vector v WHERE v.agent_id = memories.agent_id AND v.id = memories.id) AS by_vector,
        a.prev, extract(epoch FROM created_at - a.prev_at) / 60 AS prev_minutes,
        a.next, extract(epoch FROM a.next_at - created_at) / 60 AS next_minutes
-FROM memories
-JOIN (SELECT agent_id, id, decay_score, last_accessed FROM memory_state) st USING (agent_id, id)
-LEFT JOIN around a ON a.seed = id
-WHERE id IN (SELECT id FROM wanted) AND (agent_id = $1 OR ($2 AND shared))
+FROM wanted w
+JOIN memories ON memories.agent_id = w.agent_id AND memories.id = w.id
+CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
+                    WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) st
+LEFT JOIN around a ON a.agent_id = memories.agent_id AND a.seed = memories.id
+WHERE (memories.agent_id = $1 OR ($2 AND shared))
   --@ recall_filters
 ;
 

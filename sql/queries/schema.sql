@@ -1,7 +1,8 @@
 -- name: session_setup
 -- Run on every new pooled connection: let filtered HNSW scans keep going until enough
--- rows pass the WHERE clause (pgvector >= 0.8; ignored as a placeholder before).
-SET hnsw.iterative_scan = relaxed_order;
+-- rows pass the WHERE clause (pgvector >= 0.8; ignored as a placeholder before), and
+-- look at enough of the graph for recall's 50 vector candidates.
+SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64;
 
 -- name: pgvector_version
 -- The installed pgvector version, or NULL.
