@@ -220,7 +220,7 @@ def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) 
     return scoring.Candidate(
         id=row["id"], similarity=float(row["similarity"]), keyword=keyword, created_at=row["created_at"],
         memory_type=row["memory_type"], importance=row["importance"], decay=float(row["decay_score"]),
-        cjk=cjk_share(row["content"]), changes=scoring.states_change(row["content"]),
+        cjk=cjk_share(row["content"]), text=row["content"],
         low_trust="low_trust" in (row["flags"] or ()), in_window=in_window, uses_tool=uses_tool, tool_failed=failed,
         same_session=same_session, prev=row["prev"], prev_minutes=_minutes(row["prev_minutes"]),
         next=row["next"], next_minutes=_minutes(row["next_minutes"]), channels=channels,

@@ -74,7 +74,8 @@ class Candidate:
     importance: int = 3
     decay: float = 1.0
     cjk: float = 0.0                  # share of CJK script in the content
-    changes: bool = False             # the content says something changed
+    text: str = ""                    # the content (whether it says something changed is read
+                                      # only for the few candidates that need it)
     low_trust: bool = False
     in_window: bool = False
     uses_tool: bool = False
@@ -156,7 +157,7 @@ def outdated(cands: list[Candidate], similar: Callable[[object, object], float],
             if old.id in new.replaces:
                 hit = new.score >= w.linked_relevance * old.score
             else:
-                hit = (new.changes and new.score >= w.outdated_relevance * old.score
+                hit = (new.score >= w.outdated_relevance * old.score and states_change(new.text)
                        and similar(old.id, new.id) >= w.outdated_similarity)
             if hit:
                 old.score = min(old.score, w.outdated_factor * new.score)

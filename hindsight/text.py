@@ -85,6 +85,8 @@ _LATIN_RUN = re.compile(r"[A-Za-z]+")
 def cjk_share(text: str) -> float:
     """How much of a text is written in a CJK script, 0-1 (a CJK character counts as
     half a Latin word). Recall uses it to compare a query and a memory across languages."""
+    if text.isascii():
+        return 0.0
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
     latin = len(_LATIN_RUN.findall(text))
     return cjk / (cjk + 2 * latin) if cjk else 0.0

@@ -81,7 +81,7 @@ def test_a_reply_borrows_from_its_question():
 def test_a_newer_memory_that_says_it_changed_outranks_the_old_fact():
     old = Candidate("old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0)
     new = Candidate("new", similarity=0.895, keyword=11.5, memory_type="semantic", created_at=T0 + timedelta(days=40),
-                    changes=True)
+                    text="moved to Sentry now")
     others = [Candidate(f"o{i}", similarity=0.80 + 0.01 * i, keyword=2.0) for i in range(4)]
     sim = {frozenset({"old", "new"}): 0.91}
     ranked = scoring.rank([old, new, *others], query_cjk=0.0, similar=lambda a, b: sim.get(frozenset({a, b}), 0.5))
@@ -92,7 +92,7 @@ def test_similar_memories_that_do_not_say_they_changed_are_left_alone():
     old = Candidate("old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0)
     new = Candidate("new", similarity=0.86, keyword=11.0, memory_type="semantic", created_at=T0 + timedelta(days=40))
     event = Candidate("event", similarity=0.90, keyword=12.0, memory_type="episodic", created_at=T0,)
-    changed = Candidate("changed", similarity=0.89, keyword=11.5, created_at=T0 + timedelta(days=1), changes=True)
+    changed = Candidate("changed", similarity=0.89, keyword=11.5, created_at=T0 + timedelta(days=1), text="it is gone now")
     assert rank([old, new], similar=lambda a, b: 0.95) == ["old", "new"]
     assert rank([event, changed], similar=lambda a, b: 0.95)[0] == "event"  # an episode cannot become untrue
 

@@ -81,16 +81,19 @@ LIMIT $10;
 --   tools    memories that used a tool the caller names ($14, lower-cased), most similar
 --            first, among the latest 200 of each tool;
 --   recent   the latest memories of the caller's session ($15) or task type ($16);
---   found    what the keyword channels already found ($17 agents, $18 ids);
--- and, for each of those, the memory just before and just after it in its session, with
--- the minutes between them (the context ranking borrows from). Rows are reached by their
+--   found    what the keyword channels already found ($17 agents, $18 ids, best first);
+-- and, for the strong ones (the best 20 of the vector and keyword channels, the caller's
+-- session), the memory just before and just after each in its session, with the minutes
+-- between them (the context ranking borrows from). Rows are reached by their
 -- key (agent_id, id) so that each is an index lookup.
 WITH vector AS (
-    SELECT agent_id, id FROM memories
-    WHERE (agent_id = $1 OR ($2 AND shared))
-      --@ recall_filters
-    ORDER BY embedding <=> $11
-    LIMIT $10
+    SELECT agent_id, id, row_number() OVER () AS rank FROM (
+        SELECT agent_id, id FROM memories
+        WHERE (agent_id = $1 OR ($2 AND shared))
+          --@ recall_filters
+        ORDER BY embedding <=> $11
+        LIMIT $10
+    ) nearest
 ), window_ AS (
     SELECT agent_id, id FROM (
         SELECT agent_id, id, embedding FROM memories
@@ -123,39 +126,47 @@ WITH vector AS (
       --@ recall_filters
     ORDER BY created_at DESC
     LIMIT $10
+), found AS (  -- in the keyword channels' order
+    SELECT agent_id, id, rank FROM unnest($17::text[], $18::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
 ), seeds AS (
-    SELECT agent_id, id FROM vector UNION SELECT agent_id, id FROM window_ UNION SELECT agent_id, id FROM tool
-    UNION SELECT agent_id, id FROM recent UNION SELECT * FROM unnest($17::text[], $18::uuid[])
-), around AS (  -- each seed and its two neighbours in the session
+    SELECT agent_id, id, rank <= 20 AS strong FROM vector
+    UNION ALL SELECT agent_id, id, false FROM window_ UNION ALL SELECT agent_id, id, false FROM tool
+    UNION ALL SELECT agent_id, id, true FROM recent UNION ALL SELECT agent_id, id, rank <= 20 FROM found
+), seed AS (
+    SELECT agent_id, id, bool_or(strong) AS strong FROM seeds GROUP BY agent_id, id
+), around AS (  -- each seed, and the two neighbours in its session of the strong ones
     SELECT s.agent_id, s.id AS seed, p.id AS prev, p.created_at AS prev_at, n.id AS next, n.created_at AS next_at
-    FROM seeds s
-    JOIN memories m ON m.agent_id = s.agent_id AND m.id = s.id
+    FROM seed s
+    CROSS JOIN LATERAL (SELECT agent_id, session_id, created_at, seq FROM memories  -- a key lookup
+                        WHERE agent_id = s.agent_id AND id = s.id LIMIT 1) m
     LEFT JOIN LATERAL (
         SELECT id, created_at FROM memories
-        WHERE m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
+        WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
           AND (created_at, seq) < (m.created_at, m.seq) AND created_at <= $3
         ORDER BY created_at DESC, seq DESC LIMIT 1) p ON true
     LEFT JOIN LATERAL (
         SELECT id, created_at FROM memories
-        WHERE m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
+        WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
           AND (created_at, seq) > (m.created_at, m.seq) AND created_at <= $3
         ORDER BY created_at, seq LIMIT 1) n ON true
-), wanted AS (
-    SELECT agent_id, seed AS id FROM around
-    UNION SELECT agent_id, prev FROM around WHERE prev IS NOT NULL
-    UNION SELECT agent_id, next FROM around WHERE next IS NOT NULL
+), wanted AS (  -- seeds with their neighbours named, then the neighbours themselves
+    SELECT DISTINCT ON (agent_id, id) agent_id, id, prev, prev_at, next, next_at FROM (
+        SELECT agent_id, seed AS id, prev, prev_at, next, next_at, 0 AS pick FROM around
+        UNION ALL SELECT agent_id, prev, NULL, NULL, NULL, NULL, 1 FROM around WHERE prev IS NOT NULL
+        UNION ALL SELECT agent_id, next, NULL, NULL, NULL, NULL, 1 FROM around WHERE next IS NOT NULL
+    ) all_rows
+    ORDER BY agent_id, id, pick
 )
 SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
        created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding,
        1 - (embedding <=> $11) AS similarity,
        EXISTS (SELECT 1 FROM vector v WHERE v.agent_id = memories.agent_id AND v.id = memories.id) AS by_vector,
-       a.prev, extract(epoch FROM created_at - a.prev_at) / 60 AS prev_minutes,
-       a.next, extract(epoch FROM a.next_at - created_at) / 60 AS next_minutes
+       w.prev, extract(epoch FROM created_at - w.prev_at) / 60 AS prev_minutes,
+       w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes
 FROM wanted w
-JOIN memories ON memories.agent_id = w.agent_id AND memories.id = w.id
+CROSS JOIN LATERAL (SELECT * FROM memories WHERE agent_id = w.agent_id AND id = w.id LIMIT 1) memories
 CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
                     WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) st
-LEFT JOIN around a ON a.agent_id = memories.agent_id AND a.seed = memories.id
 WHERE (memories.agent_id = $1 OR ($2 AND shared))
   --@ recall_filters
 ;
