@@ -74,10 +74,6 @@ _FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None]] = [
     ("password", re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{0,256}:([^\s@/]{1,256})@"), 1, None),
     ("password", re.compile(r"(?<![\w/:.@-])[a-z_][\w.\-]{0,64}:([^\s:@/]{4,128})@(?:[\w-]{1,63}\.){1,10}[\w-]{1,63}"),
      1, _random_looking),
-    # a generated-looking token within a few words after a credential's name: "vault token s.Xk3f…"
-    ("secret", re.compile(r"(?i)(?:\b(?:password|passphrase|token|secret|api[ _-]?key|access[ _-]?key)|密码|密钥|令牌)"
-                          r"(?:\s+[a-z]+){0,2}\s+([\w.~+/=#!$%&*@^-]{8,})"), 1,
-     lambda v: _random_looking(v) and not _REFERENCE.search(v) and not re.fullmatch(r"[\d.\-:]+", v)),
 ]
 
 # A credential's name: one of these words in an identifier (DB_PASSWORD, apiKey, client-secret).
@@ -175,6 +171,18 @@ def _trimmed(m: re.Match, group: str, kind: str) -> Span:
     return start, end - (len(value) - len(value.rstrip(".,;:)]}>"))), kind
 
 
+# A generated-looking token within a few words after a credential's name: "vault token s.Xk3f…"
+_NEARBY = re.compile(r"(?i)(?:\b(?P<pw>password|passphrase)|\b(?:token|secret|api[ _-]?key|access[ _-]?key)|密钥|令牌|(?P<zh>密码))"
+                     r"(?:\s+[a-z]+){0,2}\s+([\w.~+/=#!$%&*@^-]{8,})")
+
+
+def _nearby(text: str) -> Iterator[Span]:
+    for m in _NEARBY.finditer(text):
+        value = m.group(3)
+        if _random_looking(value) and not _REFERENCE.search(value) and not re.fullmatch(r"[\d.\-:]+", value):
+            yield m.start(3), m.end(3), "password" if m.group("pw") or m.group("zh") else "secret"
+
+
 _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|autossh|ssh-copy-id|ProxyJump|git)\b[^\n.;!?]*$")
 
@@ -203,6 +211,7 @@ def _candidates(text: str) -> Iterator[Span]:
                 yield m.start(group), m.end(group), kind
     yield from _assignments(text)
     yield from _prose(text)
+    yield from _nearby(text)
     yield from _emails(text)
     for kind, pattern, check in _PII:
         for m in pattern.finditer(text):

@@ -98,7 +98,7 @@ class Memories:
         agent_id = v.agent_id(agent_id)
         content = v.content(content)
         memory_type = v.memory_type(memory_type)
-        session_id = v.text("session_id", session_id, max_bytes=256, required=False)
+        session_id = v.identifier("session_id", session_id)
         importance = v.importance(importance)
         metadata = v.metadata(metadata) or {}
         tags = v.tags(tags) or []
@@ -259,7 +259,7 @@ class Memories:
                          replaced_by: Any = None, call: str = "invalidate_memory") -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
-        reason = v.text("reason", reason, max_bytes=2048)
+        reason, redacted = privacy.redact(v.text("reason", reason, max_bytes=2048))
         replacement = v.memory_id(replaced_by, "replaced_by", required=False)
         if replacement == mid:
             raise InvalidInput("replaced_by", "must be another memory, not the one being invalidated")
@@ -273,7 +273,7 @@ class Memories:
             row = await tx.fetchrow("invalidate_memory", agent_id, mid, reason, replacement)
         if row is None:  # raced with another invalidate or a delete
             raise InvalidInput("memory_id", f"memory {mid} was invalidated or deleted meanwhile")
-        return row_to_dict(row)
+        return row_to_dict(row) | ({"redacted": redacted} if redacted else {})
 
     async def delete(self, agent_id: str, memory_id: Any, call: str = "delete_memory") -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
