@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,20 @@ def shown(value: Any, limit: int = 60) -> str:
         return f"<a value that looks like a {spans[0][2]} ({len(text)} characters), not shown>"
     text = repr(value) if isinstance(value, str) else text
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class LogRedactor(logging.Filter):
+    """Redacts secrets from every log record (message and traceback) before it is written."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not fit its format: keep as is
+            return True
+        record.msg, record.args = redact(message)[0], None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))[0]
+        return True
 
 
 def placeholder(kind: str) -> str:
