@@ -48,7 +48,7 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
 
 # The server or the connection went away (restart, crash, network): worth healing and retrying.
 UNAVAILABLE = (OSError, TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError,
-               asyncpg.exceptions.OperatorInterventionError)
+               asyncpg.exceptions.OperatorInterventionError, asyncpg.exceptions.InternalClientError)
 
 
 @contextlib.asynccontextmanager
@@ -166,6 +166,7 @@ class Database:
             try:
                 yield conn
             except UNAVAILABLE:
+                self.pool.expire_connections()  # the others are as dead as this one
                 if self._heal is not None:  # the next call should find the database back
                     asyncio.ensure_future(self.healed())
                 raise

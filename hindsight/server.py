@@ -366,7 +366,8 @@ def build(settings: Settings, url: str) -> MCPServer:
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[App]:
         embedder = AsyncEmbedder(create_embedder(settings))
-        db = await Database.open(url, max_size=8)  # recall runs its channels side by side
+        heal = embedded.healer(settings.home) if settings.database_url is None else None
+        db = await Database.open(url, max_size=8, heal=heal)  # recall runs its channels side by side
         access = AccessRecorder(db)
         bookkeeping = asyncio.create_task(access.run())
         try:
