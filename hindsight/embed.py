@@ -142,6 +142,9 @@ async def check_recorded(conn, name: str, dimension: int) -> None:
     dimension differs). A database holding memories written by another embedder is an
     error: mixing vectors from two models makes recall silently wrong.
     """
+    row = await conn.fetchrow(queries.get("embedder_get"))
+    if row is not None and (row["name"], row["dimension"]) == (name, dimension):
+        return  # the usual case, and all an agent's login role may check (it may not lock)
     async with conn.transaction():
         await conn.execute("LOCK TABLE hindsight_embedder IN EXCLUSIVE MODE")
         row = await conn.fetchrow(queries.get("embedder_get"))
