@@ -80,6 +80,8 @@ def parse(line: bytes) -> tuple[types.JSONRPCMessage | None, SessionMessage | No
         return None, _error(None, PARSE_ERROR, f"Parse error: not JSON ({exc})")
     if not isinstance(message, dict):
         return None, _error(None, INVALID_REQUEST, "Invalid Request: a message is one JSON object (no batches)")
+    if "method" in message and "id" in message and _request_id(message) is None:
+        return None, _error(None, INVALID_REQUEST, "Invalid Request: a request's id is a string or a number")
     problem = _problem(message)
     if problem:
         return None, _error(_request_id(message), INVALID_REQUEST, f"Invalid Request: {problem}")

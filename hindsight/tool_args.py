@@ -73,14 +73,17 @@ def explain(tool: Tool, error: ValidationError) -> str:
     """A validation failure as `field: what it accepts`, one clause per field."""
     fields = tool.fn_metadata.arg_model.model_fields
     parts: list[str] = []
+    unknown = [str(e["loc"][0]) for e in error.errors() if e["type"] == "extra_forbidden" and e.get("loc")]
+    if unknown:
+        close = [difflib.get_close_matches(n.lower(), [f.lower() for f in fields], n=1, cutoff=0.7) for n in unknown]
+        hints = "".join(f" (did you mean {c[0]}?)" for c in close if c)
+        names = ", ".join(shown(n) for n in unknown)
+        parts.append(f"{names}: {'is not a parameter' if len(unknown) == 1 else 'are not parameters'} of "
+                     f"{tool.name}{hints}; its parameters are {', '.join(fields)}")
     for e in error.errors():
         loc = e.get("loc") or ("arguments",)
         name = str(loc[0])
         if e["type"] == "extra_forbidden":
-            close = difflib.get_close_matches(name.lower(), [f.lower() for f in fields], n=1, cutoff=0.7)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            parts.append(f"{shown(name)}: is not a parameter of {tool.name}{hint}; "
-                         f"its parameters are {', '.join(fields)}")
             continue
         field = fields.get(name)
         if field is None:
