@@ -90,13 +90,15 @@ _NOT_A_VALUE = {"count", "counts", "limit", "limits", "type", "types", "name", "
                 "reset", "hash", "rotation", "required", "auth"}
 _PASSWORDY = {"password", "passwd", "pwd", "passphrase", "passcode"}
 
+# The value sits in a lookahead: a match consumes only the name, so a value that is itself a
+# name ("Error: aws_secret_access_key = …") is still looked at as one.
 _ASSIGN = re.compile(
-    r"(?<![\w.$])-{0,2}([A-Za-z_][\w.\-]{0,63})[\"']?(\s*(?:=>|=|:(?!//)|：)\s*|\s+(?:is|was)\s+)"
-    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{3,200})(?P=q)|(?P<bare>[^\s\"'`,;，。]{3,}))")
+    r"(?<![\w.$])-{0,2}([A-Za-z_][\w.\-]{0,63})(?=[\"']?(\s*(?:=>|=|:(?!//)|：)\s*|\s+(?:is|was)\s+)"
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{3,200})(?P=q)|(?P<bare>[^\s\"'`,;，。]{3,128})))")
 _PROSE = re.compile(
     r"(?i)(?:\b(?:password|passwd|passphrase|passcode|pwd|api[ _-]?key|access[ _-]?key|secret[ _-]?key|"
-    r"secret|token)|密码|口令|密钥|令牌)(?:\s+for\s+[\w .'-]{1,40}?)?\s*(?:\bis\b|\bwas\b|是|为|：|:)\s*"
-    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{3,200})(?P=q)|(?P<bare>[^\s\"'`,;，。]{3,}))")
+    r"secret|token)|密码|口令|密钥|令牌)(?=(?:\s+for\s+[\w .'-]{1,40}?)?\s*(?:\bis\b|\bwas\b|是|为|：|:)\s*"
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{3,200})(?P=q)|(?P<bare>[^\s\"'`,;，。]{3,128})))")
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _REFERENCE = re.compile(r"^(?:[$%<({\[@*`]|\.{1,2}/|~|\\)|^[A-Za-z_][\w.]*\(|\$\{|\{\{|process\.env|os\.environ|getenv|"
                         r"secrets\.|vault|/run/secrets|^(?:none|null|nil|true|false|undefined|empty|unset|"

@@ -343,8 +343,14 @@ class HindsightServer(MCPServer):
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None,
                          context: Context | None = None) -> Any:
-        if self._prompt_manager.get_prompt(name) is None:
+        prompt = self._prompt_manager.get_prompt(name)
+        if prompt is None:
             raise MCPError(INVALID_PARAMS, f"name: no prompt {v.shown(name)}; the prompt is memory_guidance")
+        known = [a.name for a in prompt.arguments or ()]
+        unknown = [k for k in arguments or {} if k not in known]
+        if unknown:
+            raise MCPError(INVALID_PARAMS, f"{', '.join(v.shown(k) for k in unknown)}: not an argument of {name}; "
+                                           f"its arguments are {', '.join(known)}")
         try:
             return await super().get_prompt(name, arguments, context)
         except MCPError:

@@ -101,7 +101,8 @@ def memory_id(value: Any, field: str = "memory_id", required: bool = True) -> uu
     try:
         return uuid.UUID(str(value))
     except (ValueError, TypeError, AttributeError):
-        raise InvalidInput(field, f"{shown(value)} is not a memory id; ids are UUIDs like "
+        raise InvalidInput(field, "is not a memory id (the value is not shown: a caller once put a secret "
+                                  "there); ids are UUIDs like "
                                   "'0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69'") from None
 
 

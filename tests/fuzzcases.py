@@ -262,17 +262,22 @@ async def run(server, all_cases: list[Case], limit: float = 5.0) -> Report:
     return report
 
 
+def _leaks(text: str) -> bool:
+    """Internals in a message; a value of the caller's quoted back ('$1') does not count."""
+    return bool(LEAKS.search(re.sub(r"'[^']*'", "''", text)))
+
+
 def _judge(report: Report, case: Case, answer: dict) -> None:
     if "error" in answer:
         error = answer["error"]
-        if error.get("code") in (0, -32603) or LEAKS.search(error.get("message", "")):
+        if error.get("code") in (0, -32603) or _leaks(error.get("message", "")):
             report.internal.append((case.tool or case.method, error))
         report.refused += 1
         return
     result = answer["result"]
     if result.get("isError"):
         text = (result.get("content") or [{}])[0].get("text", "")
-        if LEAKS.search(text):
+        if _leaks(text):
             report.internal.append((case.tool, text[:200]))
         if case.valid:
             report.valid_failed.append((case.tool, text[:200]))

@@ -50,6 +50,12 @@ def test_refused_values_that_look_secret_are_masked(check):
     assert TOKEN not in str(err.value) and "not shown" in str(err.value)
 
 
+def test_a_wrong_memory_id_is_never_echoed():
+    with pytest.raises(InvalidInput) as err:
+        v.memory_id("Summer2024!", "supersedes")  # a bare password nothing could recognise
+    assert "Summer2024" not in str(err.value) and str(err.value).startswith("supersedes: is not a memory id")
+
+
 def test_refused_plain_values_are_still_shown_to_help():
     with pytest.raises(InvalidInput, match="'forever' is not allowed"):
         v.memory_type("forever")
