@@ -186,7 +186,8 @@ def _nearby(text: str) -> Iterator[Span]:
 
 
 _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
-_SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|autossh|ssh-copy-id|ProxyJump|git)\b[^\n.;!?]*$")
+# an ssh-family command, then only options, numbers and paths up to the address
+_SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|autossh|ssh-copy-id)(?:\s+(?:-\S+|\d+|\S*[/~=]\S*))*\s+$")
 
 
 def _emails(text: str) -> Iterator[Span]:

@@ -81,6 +81,8 @@ def test_git_remotes_and_ssh_targets_are_not_emails_but_mailboxes_are():
     assert detectors.find("git clone git@gitlab.example.com:group/sub/repo.git") == []
     assert detectors.find("ssh deploy@bastion.example.com") == []
     assert [k for *_, k in detectors.find("mail deploy@example.com about it")] == ["email"]
+    for text in ("I pushed with git and emailed alice@example.com", "ssh into the box and mail ops@example.com"):
+        assert [k for *_, k in detectors.find(text)] == ["email"], text  # an ssh word nearby is not enough
 
 
 def test_metadata_value_under_a_credential_key_is_redacted_whole():
