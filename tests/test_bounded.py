@@ -32,6 +32,24 @@ async def test_keyword_search_still_finds_the_end_of_a_32_kb_memory(memories, re
     assert found["memories"][0]["id"] == stored["id"] and "keyword" in found["memories"][0]["channels"]
 
 
+async def test_a_recall_is_answered_while_a_long_store_is_still_embedding(db_url):
+    server = RawServer([server_command()], server_env(HINDSIGHT_DATABASE_URL=db_url))
+    await server.start()
+    try:
+        structured(await server.call("store_memory", {"content": "Deploys go through staging first"}))
+        order = []
+        _, store = server.send("tools/call", {"name": "store_memory", "arguments": {"content": LONG}})
+        _, recall = server.send("tools/call", {"name": "retrieve_memory", "arguments": {"query": "deploys"}})
+        await server.proc.stdin.drain()
+        for name, future in (("store", store), ("recall", recall)):
+            future.add_done_callback(lambda _, name=name: order.append(name))
+        await asyncio.gather(store, recall)
+        assert order == ["recall", "store"]  # queries do not queue behind a passage's embedding
+        assert structured(recall.result())["memories"][0]["content"] == "Deploys go through staging first"
+    finally:
+        await server.close()
+
+
 async def test_a_cancelled_call_stops_before_it_writes_and_the_server_keeps_serving(db_url):
     server = RawServer([server_command()], server_env(HINDSIGHT_DATABASE_URL=db_url))
     await server.start()
