@@ -22,16 +22,19 @@ def resolve_url(settings: Settings) -> str:
     return embedded.start(settings.home)
 
 
-def prepare(settings: Settings, *, check_embedder: bool = True) -> str:
+def prepare(settings: Settings, *, check_embedder: bool = True, check_role: bool = False) -> str:
     """Return a URL whose database is reachable, has pgvector, is at the newest schema and
-    (optionally) agrees with the configured embedder. Raises HindsightError otherwise."""
+    (optionally) agrees with the configured embedder and lets its role act for
+    HINDSIGHT_AGENT_ID (the server's check; the CLI names agents itself). Raises
+    HindsightError otherwise."""
     url = resolve_url(settings)
     asyncio.run(ensure_pgvector(url))
     migrate.upgrade(url)
     if check_embedder:
         name, dimension = embed.describe(settings)
         asyncio.run(_check_embedder(url, name, dimension))
-    asyncio.run(_check_agent_role(url, settings.agent_id))
+    if check_role:
+        asyncio.run(_check_agent_role(url, settings.agent_id))
     return url
 
 

@@ -446,7 +446,7 @@ def main() -> None:
         settings = Settings.from_env()
         logging.getLogger().setLevel(settings.log_level)
         with contextlib.redirect_stdout(sys.stderr):  # nothing but MCP on stdout
-            url = bootstrap.prepare(settings)
+            url = bootstrap.prepare(settings, check_role=True)
         server = build(settings, url)
         log.info("hindsight serving on stdio (agent %s, embedder %s)", settings.agent_id, settings.embedder)
         server.run("stdio")
