@@ -63,3 +63,24 @@ async def test_over_stdio_every_line_is_answered_and_values_keep_their_meaning(d
         assert server.stray == []
     finally:
         await server.close()
+
+
+async def test_an_unexpected_failure_reaches_the_client_as_a_reference_only(db_url, tmp_path):
+    """'3000 years ago' overflowed in the time parser (being fixed there); whatever such a
+    query does, the client sees a result or a reference — never the exception — and the log
+    has the traceback under that reference."""
+    log = tmp_path / "server.log"
+    server = RawServer([server_command()], server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_LOG_LEVEL="INFO"),
+                       stderr=log.open("w"))
+    await server.start()
+    try:
+        answers = [await server.call("retrieve_memory", {"query": q}) for q in ("what happened 3000 years ago",
+                                                                             "9999999天前发生了什么")]
+    finally:
+        await server.close()
+    for answer in answers:
+        if is_tool_error(answer):
+            text = tool_text(answer)
+            assert text.startswith("retrieve_memory failed because of an internal error in hindsight (ref ")
+            ref = text.split("(ref ")[1].split()[0]
+            assert "Error" not in text and f"ref {ref})" in log.read_text() and "Traceback" in log.read_text()
