@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,11 @@ class Settings:
     maintenance_cron: str = DEFAULT_CRON
     embed_input_type: bool = False
     timezone: str | None = None           # IANA name for "yesterday"; None: the machine's zone
+    allowed_agents: frozenset[str] = frozenset()  # others this server may act for; {"*"}: any
+
+    def may_act_for(self, agent_id: str) -> bool:
+        """Whether a call from an MCP client may name `agent_id` (the CLI may name any)."""
+        return agent_id == self.agent_id or "*" in self.allowed_agents or agent_id in self.allowed_agents
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
@@ -86,10 +92,16 @@ class Settings:
         if zone is not None:
             _check_zone(zone)
         home = Path(env["HINDSIGHT_HOME"]).expanduser() if env.get("HINDSIGHT_HOME") else default_home()
+        agent_id = env.get("HINDSIGHT_AGENT_ID", "default").strip() or "default"
+        allowed = _agents(env.get("HINDSIGHT_ALLOWED_AGENTS", ""))
+        for name, value in [("HINDSIGHT_AGENT_ID", agent_id)] + [("HINDSIGHT_ALLOWED_AGENTS", a) for a in allowed]:
+            if value != "*" and not _AGENT.match(value):
+                raise ConfigError(f"{name} holds {value!r}; an agent id is 1-128 characters without spaces, "
+                                  "commas or control characters")
         return cls(
             database_url=url,
             home=home,
-            agent_id=env.get("HINDSIGHT_AGENT_ID", "default").strip() or "default",
+            agent_id=agent_id,
             embedder=embedder,
             embed_url=env.get("HINDSIGHT_EMBED_URL") or None,
             embed_model=env.get("HINDSIGHT_EMBED_MODEL") or None,
@@ -102,6 +114,7 @@ class Settings:
             maintenance_cron=cron,
             embed_input_type=input_type in ("1", "true", "yes"),
             timezone=zone,
+            allowed_agents=allowed,
         )
 
     def zone(self):
@@ -130,6 +143,14 @@ def _check_zone(name: str) -> None:
     except (ZoneInfoNotFoundError, ValueError):
         raise ConfigError(f"HINDSIGHT_TIMEZONE={name!r} is not a time zone; use an IANA name such as "
                           "'Asia/Singapore' or 'Europe/Berlin' (unset: the machine's own zone)") from None
+
+
+_AGENT = re.compile(r"^[^\s,\x00-\x1f\x7f]{1,128}$")
+
+
+def _agents(raw: str) -> frozenset[str]:
+    """HINDSIGHT_ALLOWED_AGENTS: a comma list of agent ids, or * for any."""
+    return frozenset(a.strip() for a in raw.split(",") if a.strip())
 
 
 def _fraction(env, name: str, default: float) -> float:

@@ -3,17 +3,19 @@ hindsight's. Nothing else imports asyncpg."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
 import re
-from typing import Any, AsyncIterator
+import uuid
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import asyncpg
 from pgvector.asyncpg import register_vector
 
 from . import queries
-from .errors import DatabaseError
+from .errors import DatabaseError, DatabaseUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -44,15 +46,28 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.execute(queries.get("session_setup"))
 
 
+# The server or the connection went away (restart, crash, network): worth healing and retrying.
+UNAVAILABLE = (OSError, TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError,
+               asyncpg.exceptions.OperatorInterventionError, asyncpg.exceptions.InternalClientError)
+
+
 @contextlib.asynccontextmanager
 async def translated(what: str) -> AsyncIterator[None]:
-    """Turn driver and connection errors into DatabaseError, naming what was being done."""
+    """Turn driver and connection errors into DatabaseError. The message is for a client: it
+    names neither classes nor SQL; the detail goes to the log under a reference."""
     try:
         yield
+    except UNAVAILABLE as exc:
+        log.warning("%s: the database is unreachable (%s: %s)", what, exc.__class__.__name__, exc)
+        raise DatabaseUnavailable("the database is unreachable; try again in a few seconds") from exc
+    except asyncpg.InsufficientPrivilegeError as exc:
+        log.warning("%s refused by the database: %s", what, exc)
+        raise DatabaseError("the database refused this (the database role may not act for this agent; "
+                            "see docs/sql.md on agent roles)") from exc
     except asyncpg.PostgresError as exc:
-        raise DatabaseError(f"{what} failed: {exc.__class__.__name__}: {exc}") from exc
-    except (OSError, asyncpg.InterfaceError, TimeoutError) as exc:
-        raise DatabaseError(f"{what} failed: the database is unreachable ({exc})") from exc
+        ref = uuid.uuid4().hex[:8]
+        log.error("%s failed (ref %s): %s: %s", what, ref, exc.__class__.__name__, exc)
+        raise DatabaseError(f"the database could not complete this (ref {ref} in the server's log)") from exc
 
 
 async def connect_once(url: str, timeout: float = 10) -> asyncpg.Connection:
@@ -99,14 +114,24 @@ async def ensure_pgvector(url: str) -> str:
         await conn.close()
 
 
-class Database:
-    """Owns the pool. Query helpers take a statement name from sql/queries."""
+Heal = Callable[[], Awaitable[None]]
 
-    def __init__(self, pool: asyncpg.Pool):
+
+class Database:
+    """Owns the pool. Query helpers take a statement name from sql/queries.
+
+    `heal` (the embedded database's restart, when that is what we use) runs when a
+    connection cannot be had; the call then tries once more. A statement that fails midway
+    is not repeated (it may have taken effect): its call fails, and the next one finds the
+    database back."""
+
+    def __init__(self, pool: asyncpg.Pool, heal: Heal | None = None):
         self.pool = pool
+        self._heal = heal
+        self._healing: asyncio.Task | None = None
 
     @classmethod
-    async def open(cls, url: str, *, min_size: int = 1, max_size: int = 4) -> "Database":
+    async def open(cls, url: str, *, min_size: int = 1, max_size: int = 4, heal: Heal | None = None) -> "Database":
         try:
             pool = await asyncpg.create_pool(
                 url, min_size=min_size, max_size=max_size, init=_init_connection,
@@ -114,28 +139,57 @@ class Database:
             )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
             raise DatabaseError(f"cannot connect to {redact(url)}: {exc}") from exc
-        return cls(pool)
+        return cls(pool, heal)
 
     async def close(self) -> None:
         await self.pool.close()
 
+    async def healed(self) -> None:
+        """Run the heal hook once for all callers waiting on it."""
+        if self._heal is None:
+            return
+        if self._healing is None or self._healing.done():
+            self._healing = asyncio.ensure_future(self._heal())
+        await asyncio.shield(self._healing)
+
+    @contextlib.asynccontextmanager
+    async def connection(self, what: str) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection; errors translated; one heal-and-retry if none can be had."""
+        async with translated(what):
+            try:
+                conn = await self.pool.acquire()
+            except UNAVAILABLE:
+                if self._heal is None:
+                    raise
+                await self.healed()
+                conn = await self.pool.acquire()
+            try:
+                yield conn
+            except UNAVAILABLE:
+                self.pool.expire_connections()  # the others are as dead as this one
+                if self._heal is not None:  # the next call should find the database back
+                    asyncio.ensure_future(self.healed())
+                raise
+            finally:
+                await self.pool.release(conn)
+
     async def fetch(self, name: str, *args: Any) -> list[asyncpg.Record]:
-        async with translated(name):
-            return await self.pool.fetch(queries.get(name), *args)
+        async with self.connection(name) as conn:
+            return await conn.fetch(queries.get(name), *args)
 
     async def fetchrow(self, name: str, *args: Any) -> asyncpg.Record | None:
-        async with translated(name):
-            return await self.pool.fetchrow(queries.get(name), *args)
+        async with self.connection(name) as conn:
+            return await conn.fetchrow(queries.get(name), *args)
 
     async def fetchval(self, name: str, *args: Any) -> Any:
-        async with translated(name):
-            return await self.pool.fetchval(queries.get(name), *args)
+        async with self.connection(name) as conn:
+            return await conn.fetchval(queries.get(name), *args)
 
     @contextlib.asynccontextmanager
     async def transaction(self, what: str, call: str | None = None,
                           reason: str | None = None) -> AsyncIterator["Tx"]:
         """One connection, one transaction; `call` and `reason` name it in memory_history."""
-        async with translated(what), self.pool.acquire() as conn, conn.transaction():
+        async with self.connection(what) as conn, conn.transaction():
             if call is not None:
                 await conn.execute(queries.get("call_context"), call, reason)
             yield Tx(conn)

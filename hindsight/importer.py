@@ -52,7 +52,7 @@ def parse_line(line: str, lineno: int) -> dict[str, Any] | None:
             "importance": v.importance(obj.get("importance", 3)),
             "metadata": v.metadata(metadata),
             "tags": v.tags(obj.get("tags")) or [],
-            "session_id": v.text("session_id", obj.get("session_id"), max_bytes=256, required=False),
+            "session_id": v.identifier("session_id", obj.get("session_id")),
             "restore": restore,
         }
     except InvalidInput as exc:

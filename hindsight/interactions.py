@@ -9,6 +9,7 @@ from typing import Any
 from . import validate as v
 from .errors import InvalidInput
 from .memories import Memories
+from .privacy import shown
 from .policy import Interaction, ToolResult, should_store
 
 MAX_TOOL_RESULTS = 50
@@ -29,7 +30,7 @@ def _tool_results(value: Any) -> tuple[ToolResult, ...]:
         unknown = set(item) - {"tool", "arguments", "output", "error", "status"}
         if unknown:
             raise InvalidInput(field, f"unknown keys {sorted(unknown)}; allowed: tool, arguments, output, error, status")
-        tool = v.text(f"{field}.tool", item.get("tool"), max_bytes=256)
+        tool = v.identifier(f"{field}.tool", item.get("tool"), required=True)
         output = item.get("output", "")
         if output is None:
             output = ""
@@ -41,7 +42,7 @@ def _tool_results(value: Any) -> tuple[ToolResult, ...]:
         error = v.text(f"{field}.error", item.get("error"), max_bytes=v.MAX_CONTENT_BYTES, required=False)
         status = item.get("status")
         if status is not None and status not in ("ok", "success", "error", "failed"):
-            raise InvalidInput(f"{field}.status", f"{status!r} is not allowed; use ok, success, error or failed")
+            raise InvalidInput(f"{field}.status", f"{shown(status)} is not allowed; use ok, success, error or failed")
         if status in ("error", "failed") and not error:
             error = f"{tool} reported status {status}"
         v.metadata({"arguments": item.get("arguments")}, f"{field}.arguments")
@@ -60,14 +61,14 @@ def parse(content: Any, *, session_id: Any = None, task_type: Any = None, task_s
         content = v.content(content)
     if not content and not results:
         raise InvalidInput("content", "is required (what happened), unless tool_results are given")
-    status = v.text("task_status", task_status, max_bytes=64, required=False)
+    status = v.identifier("task_status", task_status, max_bytes=64)
     feedback = user_feedback
     if feedback is not None and feedback not in FEEDBACK:
-        raise InvalidInput("user_feedback", f"{feedback!r} is not allowed; use positive or negative")
+        raise InvalidInput("user_feedback", f"{shown(feedback)} is not allowed; use positive or negative")
     return Interaction(
         content=content,
-        session_id=v.text("session_id", session_id, max_bytes=256, required=False),
-        task_type=v.text("task_type", task_type, max_bytes=256, required=False),
+        session_id=v.identifier("session_id", session_id),
+        task_type=v.identifier("task_type", task_type),
         task_status=status.strip().lower() if status else None,
         user_feedback=feedback,
         tool_results=results,

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+import anyio
+
 from . import dedup, guard, policy, privacy, scoring, validate as v
 from .db import Database, Tx
 from .embed import AsyncEmbedder
@@ -123,6 +125,10 @@ class Memories:
         return _Prepared(scrubbed.content, scrubbed.metadata, scrubbed.kinds, sealed, list(verdict.flags),
                          verdict.strength, key)
 
+    def _prepare_with_key(self, *args: Any) -> tuple[_Prepared, tuple[str, ...]]:
+        p = self._prepare(*args)
+        return p, dedup.lexical_key(p.content)
+
     async def store(
         self, agent_id: str, content: Any, *, memory_type: Any = "episodic", session_id: Any = None,
         importance: Any = 3, metadata: Any = None, tags: Any = None, ttl_seconds: Any = None,
@@ -135,7 +141,7 @@ class Memories:
         agent_id = v.agent_id(agent_id)
         content = v.content(content)
         memory_type = v.memory_type(memory_type)
-        session_id = v.text("session_id", session_id, max_bytes=256, required=False)
+        session_id = v.identifier("session_id", session_id)
         importance = v.importance(importance)
         metadata = v.metadata(metadata) or {}
         tags = v.tags(tags) or []
@@ -149,8 +155,9 @@ class Memories:
         now = datetime.now(timezone.utc)
         expires = policy.expires_at(importance, memory_type, ttl, now)
 
-        p = self._prepare(content, metadata, sensitive, memory_type, session_id, from_tool)
-        words = dedup.lexical_key(p.content)
+        # Redaction, the guard and the lexical key take tens of ms on 32 KB: off the event loop.
+        p, words = await anyio.to_thread.run_sync(self._prepare_with_key, content, metadata, sensitive,
+                                                  memory_type, session_id, from_tool)
         vector = await self.embedder.passage(p.content)
         new_id = uuid.uuid4()
 
@@ -165,6 +172,7 @@ class Memories:
             if dup_id is None and p.sealed is None:
                 dup_id = next((n["id"] for n in near if n["memory_type"] == memory_type and not n["sealed"]
                                and (memory_type != "working" or n["session_id"] == session_id)
+                               and n["similarity"] >= self.policy.dedup_threshold  # the key only when it matters
                                and dedup.is_near_duplicate(n["similarity"], words, dedup.lexical_key(n["content"]),
                                                            self.policy.dedup_threshold)), None)
             keep_id = dup_id or new_id
@@ -269,9 +277,10 @@ class Memories:
             original = {"content": state["content"], "metadata": state["metadata"]}
             if state["sealed"] is not None:
                 original = self._sealer("memory_id").open(state["sealed"])
-            p = self._prepare(new_content if new_content is not None else original["content"],
-                              metadata if metadata is not None else original["metadata"], [],
-                              state["memory_type"], state["session_id"], "from_tool" in state["flags"])
+            p = await anyio.to_thread.run_sync(
+                self._prepare, new_content if new_content is not None else original["content"],
+                metadata if metadata is not None else original["metadata"], [],
+                state["memory_type"], state["session_id"], "from_tool" in state["flags"])
             if new_content is not None:
                 vector = await self.embedder.passage(p.content)
         async with self.db.transaction("updating a memory") as tx:
@@ -299,7 +308,7 @@ class Memories:
                          replaced_by: Any = None, call: str = "invalidate_memory") -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
-        reason = v.text("reason", reason, max_bytes=2048)
+        reason, redacted = privacy.redact(v.text("reason", reason, max_bytes=2048))
         replacement = v.memory_id(replaced_by, "replaced_by", required=False)
         if replacement == mid:
             raise InvalidInput("replaced_by", "must be another memory, not the one being invalidated")
@@ -313,7 +322,7 @@ class Memories:
             row = await tx.fetchrow("invalidate_memory", agent_id, mid, reason, replacement)
         if row is None:  # raced with another invalidate or a delete
             raise InvalidInput("memory_id", f"memory {mid} was invalidated or deleted meanwhile")
-        return row_to_dict(row)
+        return row_to_dict(row) | ({"redacted": redacted} if redacted else {})
 
     async def delete(self, agent_id: str, memory_id: Any, call: str = "delete_memory") -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)

@@ -11,70 +11,45 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
+from . import detectors
 from .errors import ConfigError, HindsightError
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        n = int(ch)
-        if i % 2:
-            n = n * 2 - 9 if n > 4 else n * 2
-        total += n
-    return total % 10 == 0
-
-
-# (kind, pattern, group holding the secret: 0 = the whole match)
-_PATTERNS: list[tuple[str, re.Pattern, int]] = [
-    ("private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S), 0),
-    ("api_key", re.compile(
-        r"(?<![\w-])(?:sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{20,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}"
-        r"|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
-        r"|xox[baprs]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_\-]{35}|glpat-[A-Za-z0-9_\-]{20,}"
-        r"|hf_[A-Za-z0-9]{30,})"), 0),
-    ("token", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), 0),
-    ("token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{16,}=*)"), 1),
-    ("password", re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@"), 1),
-    # "password: hunter2", "api_key=...", "my token is ...", "密码是 ..."
-    ("password", re.compile(
-        r"(?i)(?:\b(?:password|passwd|pwd|passphrase)|密码|口令)[\"']?\s*(?:[:=：]|\bis\b|是|为)\s*[\"']?([^\s\"',;，。]{3,})"), 1),
-    ("secret", re.compile(
-        r"(?i)(?:\b(?:api[_\- ]?key|access[_\- ]?key|secret(?:[_\- ]?key)?|client[_\- ]?secret|auth[_\- ]?token|"
-        r"access[_\- ]?token|token)|密钥|令牌)[\"']?\s*(?:[:=：]|\bis\b|是|为)\s*[\"']?([^\s\"',;，。]{8,})"), 1),
-    ("email", re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"), 0),
-    ("card_number", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), 0),
-    ("national_id", re.compile(r"(?<!\d)\d{6}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)"), 0),
-    ("phone", re.compile(r"(?<![\w+])\+\d{1,3}[ \-]?(?:\(\d{1,4}\)[ \-]?)?\d{2,4}(?:[ \-]?\d{2,4}){1,3}(?!\d)"), 0),
-    ("phone", re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)"), 0),
-    ("phone", re.compile(r"(?<![\w.])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.])"), 0),
-]
-
-
-def _valid(kind: str, text: str) -> bool:
-    if kind == "card_number":
-        digits = re.sub(r"\D", "", text)
-        return 13 <= len(digits) <= 19 and _luhn(digits)
-    return True
-
-
 def find(text: str) -> list[tuple[int, int, str]]:
-    """Spans (start, end, kind) of secrets and personal data in `text`, not overlapping."""
-    spans: list[tuple[int, int, str]] = []
-    for kind, pattern, group in _PATTERNS:
-        for m in pattern.finditer(text):
-            start, end = m.span(group)
-            if start < 0 or not _valid(kind, m.group(group)):
-                continue
-            if any(s < end and start < e for s, e, _ in spans):
-                continue
-            spans.append((start, end, kind))
-    return sorted(spans)
+    """Spans (start, end, kind) of secrets and personal data in `text` (hindsight.detectors)."""
+    return detectors.find(text)
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """How a refused value may appear in an error or a log: never when it looks like a secret
+    or personal data (only its kind and length), and cut when long."""
+    text = value if isinstance(value, str) else repr(value)
+    spans = find(text) if isinstance(text, str) else []
+    if spans:
+        return f"<a value that looks like a {spans[0][2]} ({len(text)} characters), not shown>"
+    text = repr(value) if isinstance(value, str) else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class LogRedactor(logging.Filter):
+    """Redacts secrets from every log record (message and traceback) before it is written."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not fit its format: keep as is
+            return True
+        record.msg, record.args = redact(message)[0], None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = redact(logging.Formatter().formatException(record.exc_info))[0]
+        return True
 
 
 def placeholder(kind: str) -> str:
@@ -95,19 +70,23 @@ def redact(text: str) -> tuple[str, list[str]]:
 
 
 def redact_metadata(metadata: dict[str, Any], sensitive: list[str]) -> tuple[dict[str, Any], list[str]]:
-    """Metadata with the caller's sensitive keys replaced whole and secrets in every other
-    string redacted; and the kinds found."""
+    """Metadata with the caller's sensitive keys replaced whole, the string value of a key
+    that names a credential (db_password, apiKey) replaced whole when it looks like one, and
+    secrets in every other string redacted; and the kinds found."""
     kinds: list[str] = []
 
-    def walk(value: Any) -> Any:
+    def walk(value: Any, key: str = "") -> Any:
         if isinstance(value, str):
+            if key and detectors.credential_key(key) and detectors.looks_like_value(value, passwordy=True):
+                kinds.append("secret")
+                return placeholder("secret")
             clean, found = redact(value)
             kinds.extend(found)
             return clean
         if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
+            return {k: walk(v, k) for k, v in value.items()}
         if isinstance(value, list):
-            return [walk(v) for v in value]
+            return [walk(v, key) for v in value]
         return value
 
     out = {}
@@ -116,7 +95,7 @@ def redact_metadata(metadata: dict[str, Any], sensitive: list[str]) -> tuple[dic
             out[key] = placeholder("sensitive")
             kinds.append("sensitive")
         else:
-            out[key] = walk(value)
+            out[key] = walk(value, key)
     return out, kinds
 
 

@@ -9,7 +9,9 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
+from . import detectors
 from .errors import InvalidInput
+from .privacy import shown
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 MAX_CONTENT_BYTES = 32 * 1024
@@ -20,6 +22,9 @@ MAX_QUERY_CHARS = 2000
 MAX_TOP_K = 50
 MAX_LIST_LIMIT = 200
 _AGENT_ID = re.compile(r"^[^\s\x00-\x1f\x7f]{1,128}$")
+# Times the database, Python and relative-time arithmetic all handle (UTC).
+EARLIEST = datetime(1000, 1, 1, tzinfo=timezone.utc)
+LATEST = datetime(9000, 1, 1, tzinfo=timezone.utc)
 
 
 def text(field: str, value: Any, *, max_bytes: int, required: bool = True) -> str | None:
@@ -39,6 +44,23 @@ def text(field: str, value: Any, *, max_bytes: int, required: bool = True) -> st
     return value
 
 
+def no_secret(field: str, value: str) -> str:
+    """Identifiers (tags, slot, session_id, metadata keys…) are stored and shown as they are:
+    one that looks like a secret or personal data is refused, without showing it."""
+    found = detectors.find(value)
+    if found:
+        raise InvalidInput(field, f"looks like it holds a {found[0][2]}; secrets and personal data are not "
+                                  f"allowed in {field.split('[')[0]} — put them in content, where they are "
+                                  "redacted (or encrypted with HINDSIGHT_ENCRYPTION_KEY)")
+    return value
+
+
+def identifier(field: str, value: Any, *, max_bytes: int = 256, required: bool = False) -> str | None:
+    """A short caller-chosen name (session_id, task_type…): text without secrets."""
+    checked = text(field, value, max_bytes=max_bytes, required=required)
+    return None if checked is None else no_secret(field, checked)
+
+
 def content(value: Any, field: str = "content") -> str:
     return text(field, value, max_bytes=MAX_CONTENT_BYTES)  # type: ignore[return-value]
 
@@ -53,7 +75,7 @@ def memory_type(value: Any, field: str = "memory_type", required: bool = True) -
     if value is None and not required:
         return None
     if value not in MEMORY_TYPES:
-        raise InvalidInput(field, f"{value!r} is not allowed; use one of {', '.join(MEMORY_TYPES)}")
+        raise InvalidInput(field, f"{shown(value)} is not allowed; use one of {', '.join(MEMORY_TYPES)}")
     return value
 
 
@@ -79,7 +101,8 @@ def memory_id(value: Any, field: str = "memory_id", required: bool = True) -> uu
     try:
         return uuid.UUID(str(value))
     except (ValueError, TypeError, AttributeError):
-        raise InvalidInput(field, f"{value!r} is not a memory id; ids are UUIDs like "
+        raise InvalidInput(field, "is not a memory id (the value is not shown: a caller once put a secret "
+                                  "there); ids are UUIDs like "
                                   "'0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69'") from None
 
 
@@ -94,6 +117,7 @@ def _check_json(field: str, value: Any, depth: int = 0) -> None:
             if not isinstance(key, str):
                 raise InvalidInput(field, "keys must be strings")
             _check_json(field, key, depth + 1)
+            no_secret(f"{field} keys", key)
             _check_json(field, item, depth + 1)
     elif isinstance(value, list):
         for item in value:
@@ -124,25 +148,38 @@ def tags(value: Any, field: str = "tags", required: bool = False) -> list[str] |
         raise InvalidInput(field, "must be a list of strings")
     if len(value) > MAX_TAGS:
         raise InvalidInput(field, f"has {len(value)} tags; at most {MAX_TAGS} allowed")
-    for tag in value:
+    for n, tag in enumerate(value):
         if not isinstance(tag, str) or not tag.strip() or "\x00" in tag or len(tag) > MAX_TAG_CHARS:
-            raise InvalidInput(field, f"each tag must be a non-empty string of at most {MAX_TAG_CHARS} "
-                                      f"characters without NUL; got {tag!r}")
+            raise InvalidInput(f"{field}[{n}]", f"each tag must be a non-empty string of at most {MAX_TAG_CHARS} "
+                                                f"characters without NUL; got {shown(tag)}")
+        no_secret(f"{field}[{n}]", tag)
     return list(dict.fromkeys(value))  # order kept, repeats dropped
 
 
 def timestamp(field: str, value: Any, required: bool = False) -> datetime | None:
+    """An ISO 8601 date-time (its offset kept; UTC when it has none) between EARLIEST and
+    LATEST in UTC — an offset must not carry it past either end."""
     if value is None and not required:
         return None
     if isinstance(value, datetime):
         parsed = value
-    else:
+    elif isinstance(value, str):
         try:
-            parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
-            raise InvalidInput(field, f"{value!r} is not an ISO 8601 date-time "
-                                      "like '2024-03-10T14:30:00Z'") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+            parsed = None
+        if parsed is None:
+            raise InvalidInput(field, f"{shown(value)} is not an ISO 8601 date-time like '2024-03-10T14:30:00Z'")
+    else:
+        raise InvalidInput(field, "must be an ISO 8601 date-time string like '2024-03-10T14:30:00Z'")
+    parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    try:
+        utc = parsed.astimezone(timezone.utc)
+    except OverflowError:
+        utc = None
+    if utc is None or not EARLIEST <= utc < LATEST:
+        raise InvalidInput(field, f"must be between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC)")
+    return parsed
 
 
 _SLOT = re.compile(r"^[^\s\x00-\x1f\x7f][^\x00-\x1f\x7f]{0,199}$")
@@ -155,7 +192,7 @@ def slot(value: Any, field: str = "slot") -> str | None:
     if not isinstance(value, str) or not _SLOT.match(value) or value != value.strip():
         raise InvalidInput(field, "must be 1-200 characters without control characters or surrounding "
                                   "spaces, e.g. 'preference:dataframe_library'")
-    return value
+    return no_secret(field, value)
 
 
 def sensitive(value: Any, metadata: dict | None, field: str = "sensitive") -> list[str]:
@@ -164,9 +201,9 @@ def sensitive(value: Any, metadata: dict | None, field: str = "sensitive") -> li
         return []
     if not isinstance(value, list) or not all(isinstance(k, str) and k for k in value):
         raise InvalidInput(field, "must be a list of metadata key names")
-    missing = [k for k in value if k not in (metadata or {})]
+    missing = [shown(k) for k in value if k not in (metadata or {})]
     if missing:
-        raise InvalidInput(field, f"names keys that metadata does not have: {missing}; "
+        raise InvalidInput(field, f"names keys that metadata does not have: {', '.join(missing)}; "
                                   "list the metadata keys whose values are sensitive")
     return list(dict.fromkeys(value))
 

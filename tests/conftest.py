@@ -123,3 +123,50 @@ async def count_rows(db: Database) -> int:
 
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+# ---- a second PostgreSQL over TCP with a password: a real "external" server --------------
+PASSWORD = "s3cret-pw"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def tcp_url(port, user="postgres", password=PASSWORD, db="postgres") -> str:
+    return f"postgresql://{user}:{password}@127.0.0.1:{port}/{db}"
+
+
+@pytest.fixture(scope="session")
+def tcp_postgres(pg_root, pg_url):
+    """initdb with scram-sha-256 and start on 127.0.0.1 as the unprivileged `pgserver` user
+    (created by the embedded server's start, which pg_url ensures)."""
+    import pwd
+    import subprocess
+
+    from pgserver._commands import POSTGRES_BIN_PATH
+    from pgserver.utils import ensure_prefix_permissions
+
+    user = pwd.getpwnam("pgserver")
+    data = pg_root / "tcp" / "data"
+    data.mkdir(parents=True)
+    ensure_prefix_permissions(data)
+    os.chown(data, user.pw_uid, user.pw_gid)
+    pwfile = data.parent / "pw"
+    pwfile.write_text(PASSWORD + "\n")
+    os.chmod(pwfile, 0o644)
+    run = dict(user="pgserver", check=True, capture_output=True, text=True, timeout=120)
+    subprocess.run([str(POSTGRES_BIN_PATH / "initdb"), "-D", str(data), "-U", "postgres",
+                    "--auth=scram-sha-256", f"--pwfile={pwfile}", "--encoding=UTF8"], **run)
+    port = free_port()
+    subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-w", "-l", str(data / "log"),
+                    "-o", f"-h 127.0.0.1 -p {port} -k {data}", "start"], **run)
+    try:
+        yield port
+    finally:
+        subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+                       user="pgserver", capture_output=True, timeout=120)

@@ -8,6 +8,7 @@ import subprocess
 import time
 
 import anyio
+import pytest
 
 from mcp_client import mcp_client, server_command, server_env
 
@@ -91,3 +92,50 @@ async def test_server_orphaned_by_kill9_is_adopted(pg_tmp):
         assert got["content"] == "Survives a crash of another window"
         assert victim.pid not in _holders(home)
     assert await _wait_until(lambda: not _postmaster_alive(home)), "the adopted server is stopped at the end"
+
+
+def _intruder() -> str:
+    """Another local OS user (created once; the tests run as root, as CI does)."""
+    import pwd
+
+    try:
+        pwd.getpwnam("hsintruder")
+    except KeyError:
+        subprocess.run(["useradd", "-M", "-s", "/bin/sh", "hsintruder"], check=True)
+    return "hsintruder"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="acting as another local user needs root")
+async def test_a_long_home_gets_a_private_socket_and_other_users_cannot_read(pg_tmp):
+    home = pg_tmp / ("a-rather-long-folder-name-" * 5)  # the socket path would pass unix's 107 bytes
+    env = server_env(HINDSIGHT_HOME=str(home))
+    async with mcp_client(env) as c:
+        await c.call("store_memory", content="a private memory nobody else may read")
+        lines = (home / "pgdata" / "postmaster.pid").read_text().splitlines()
+        sockdir = lines[4]
+        assert sockdir.startswith("/tmp/hindsight-") and len(str(home)) > 100
+        mode = os.stat(sockdir).st_mode & 0o777
+        assert mode == 0o700 and oct(os.stat(os.path.join(sockdir, ".s.PGSQL.5432")).st_mode & 0o777) == "0o700"
+        hba = (home / "pgdata" / "pg_hba.conf").read_text()
+        rules = [x.split() for x in hba.splitlines() if x.strip() and not x.startswith("#")]
+        assert rules == [["local", "all", "all", "peer", "map=hindsight"]]  # no trust, no TCP
+        from pgserver._commands import POSTGRES_BIN_PATH
+
+        for where in (sockdir, str(home / "pgdata")):
+            tried = subprocess.run(["runuser", "-u", _intruder(), "--", str(POSTGRES_BIN_PATH / "psql"), "-h", where,
+                                    "-U", "postgres", "-d", "postgres", "-Atc", "SELECT content FROM memories"],
+                                   capture_output=True, text=True, timeout=60)
+            assert tried.returncode != 0 and "private memory" not in tried.stdout, tried
+        # even with the directory and the socket opened up, peer authentication turns it away
+        socket = os.path.join(sockdir, ".s.PGSQL.5432")
+        os.chmod(sockdir, 0o755)
+        os.chmod(socket, 0o777)
+        try:
+            tried = subprocess.run(["runuser", "-u", _intruder(), "--", str(POSTGRES_BIN_PATH / "psql"), "-h", sockdir,
+                                    "-U", "postgres", "-d", "postgres", "-Atc", "SELECT content FROM memories"],
+                                   capture_output=True, text=True, timeout=60)
+        finally:
+            os.chmod(socket, 0o700)
+            os.chmod(sockdir, 0o700)
+        assert tried.returncode != 0 and "authentication failed" in tried.stderr, tried
+    assert await _wait_until(lambda: not _postmaster_alive(home))

@@ -46,7 +46,7 @@ async def test_record_interaction_dedups_flags_and_reports(db_url):
         got = await c.call("get_memory", memory_id=poisoned["id"])
         assert "attacker@example.com" not in got["content"] and got["session_id"] is None
         bad = await c.error("record_interaction", content="x", user_feedback="great")
-        assert "user_feedback" in bad and "'positive' or 'negative'" in bad
+        assert bad == "user_feedback: must be one of positive, negative (or null)"
         assert len((await c.call("list_memories"))["memories"]) == 2
 
 

@@ -6,6 +6,8 @@ import uuid
 
 import anyio
 import asyncpg
+import pytest
+from mcp.shared.exceptions import MCPError
 
 from mcp_client import mcp_client, server_command, server_env
 
@@ -14,7 +16,7 @@ TOOLS = {"store_memory", "retrieve_memory", "get_memory", "update_memory",
 
 
 async def test_tools_store_recall_isolation_and_bad_input(db_url):
-    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="alice")
+    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="alice", HINDSIGHT_ALLOWED_AGENTS="bob")
     async with mcp_client(env) as c:
         listed = await c.session.list_tools()
         assert {t.name for t in listed.tools} == TOOLS
@@ -155,8 +157,9 @@ async def test_resources_and_guidance_prompt(db_url):
         assert lines == ["- The user prefers polars over pandas", "- Deploys need two approvals"]
         recent = (await c.session.read_resource("memory://alice/recent")).contents[0].text
         assert "[episodic] Fixed the flaky login test" in recent.splitlines()[2]
-        empty = (await c.session.read_resource("memory://bob/profile")).contents[0].text
-        assert "(nothing yet)" in empty and "polars" not in empty
+        with pytest.raises(MCPError) as refused:  # another agent: refused, whether it exists or not
+            await c.session.read_resource("memory://bob/profile")
+        assert refused.value.error.code == -32602 and refused.value.error.message.startswith("agent_id:")
         prompts = await c.session.list_prompts()
         assert [p.name for p in prompts.prompts] == ["memory_guidance"]
         en = await c.session.get_prompt("memory_guidance", {})

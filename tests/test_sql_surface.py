@@ -4,6 +4,7 @@ with row-level security, and docs/sql.md's queries running as the read-only role
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 
 import asyncpg
@@ -25,28 +26,35 @@ async def test_every_table_and_column_is_commented(db):
     assert [r["relname"] for r in tables] == []
 
 
-async def test_agent_scope_sees_one_agent_and_readonly_sees_all_and_writes_nothing(db, memories):
+async def test_agent_scope_sees_its_mapped_agents_and_readonly_sees_all_and_writes_nothing(db, memories):
     await memories.store("support", "The customer Li Wei prefers phone calls", memory_type="semantic")
     await memories.store("support", "Warranty covers two years", memory_type="semantic", shared=True)
     await memories.store("sales", "Q3 target is 120 deals", memory_type="semantic")
-    async with db.pool.acquire() as conn:
-        async with conn.transaction():
-            await conn.execute("SET LOCAL ROLE hindsight_agent_scope")
-            await conn.execute("SET LOCAL hindsight.agent_id = 'sales'")
-            seen = await conn.fetch("SELECT agent_id, content FROM active_memories ORDER BY content")
-            assert [tuple(r) for r in seen] == [("sales", "Q3 target is 120 deals"),
-                                                ("support", "Warranty covers two years")]
-            assert {r["agent_id"] for r in await conn.fetch("SELECT agent_id FROM memory_history")} == {"sales"}
-        async with conn.transaction():
-            await conn.execute("SET LOCAL ROLE hindsight_agent_scope")  # no agent named: only shared rows
-            assert [r["content"] for r in await conn.fetch("SELECT content FROM memories")] == \
-                ["Warranty covers two years"]
-        async with conn.transaction():
-            await conn.execute("SET LOCAL ROLE hindsight_readonly")
-            assert await conn.fetchval("SELECT count(*) FROM memories") == 3
-            with pytest.raises(asyncpg.InsufficientPrivilegeError):
-                await conn.execute("DELETE FROM memories")
-    assert await db.pool.fetchval("SELECT count(*) FROM memories") == 3
+    bot = f"support_bot_{uuid.uuid4().hex[:8]}"  # roles are cluster-wide: a name of this test's own
+    await db.pool.execute(f"CREATE ROLE {bot} IN ROLE hindsight_agent_scope")
+    await db.pool.execute(f"INSERT INTO hindsight_agent_roles VALUES ('{bot}', 'sales')")
+    try:
+        async with db.pool.acquire() as conn:
+            async with conn.transaction():
+                await conn.execute(f"SET LOCAL ROLE {bot}")
+                await conn.execute("SET LOCAL hindsight.agent_id = 'support'")  # a setting widens nothing
+                seen = await conn.fetch("SELECT agent_id, content FROM active_memories ORDER BY content")
+                assert [tuple(r) for r in seen] == [("sales", "Q3 target is 120 deals"),
+                                                    ("support", "Warranty covers two years")]
+                assert {r["agent_id"] for r in await conn.fetch("SELECT agent_id FROM memory_history")} == {"sales"}
+            async with conn.transaction():
+                await conn.execute("SET LOCAL ROLE hindsight_agent_scope")  # no agent mapped: only shared rows
+                await conn.execute("SET LOCAL hindsight.agent_id = 'sales'")
+                assert [r["content"] for r in await conn.fetch("SELECT content FROM memories")] == \
+                    ["Warranty covers two years"]
+            async with conn.transaction():
+                await conn.execute("SET LOCAL ROLE hindsight_readonly")
+                assert await conn.fetchval("SELECT count(*) FROM memories") == 3
+                with pytest.raises(asyncpg.InsufficientPrivilegeError):
+                    await conn.execute("DELETE FROM memories")
+        assert await db.pool.fetchval("SELECT count(*) FROM memories") == 3
+    finally:
+        await db.pool.execute(f"DROP ROLE {bot}")
 
 
 async def test_docs_sql_queries_run_as_the_readonly_role(db, memories):

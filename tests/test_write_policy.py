@@ -266,7 +266,9 @@ async def test_update_that_would_duplicate_another_memory_is_refused(memories):
         await memories.update("a", b["id"], content="Use ruff for linting")
 
 
-async def test_database_error_is_translated(memories, db):
+async def test_database_error_is_translated(memories, db, caplog):
     await db.pool.execute("ALTER TABLE memories ADD CONSTRAINT no_x CHECK (content <> 'boom')")
-    with pytest.raises(DatabaseError, match="storing a memory failed"):
+    with pytest.raises(DatabaseError, match=r"the database could not complete this \(ref \w+") as err:
         await memories.store("a", "boom")
+    assert "no_x" not in str(err.value) and "CheckViolation" not in str(err.value)  # details: the log only
+    assert "storing a memory failed" in caplog.text and "CheckViolationError" in caplog.text

@@ -32,3 +32,12 @@ WHERE attrelid = 'memories'::regclass AND attname = 'embedding';
 -- Re-declare the embedding column for another dimension. Only ever run on an empty
 -- table; {dimension} is filled with an integer by hindsight/embed.py.
 ALTER TABLE memories ALTER COLUMN embedding TYPE vector({dimension});
+
+-- name: role_agents
+-- Whether this session's role is limited to some agents by row-level security (a member of
+-- hindsight_agent_writer or hindsight_agent_scope), and which (hindsight_agent_roles).
+-- Superusers, BYPASSRLS roles and the tables' owner are not limited.
+SELECT r.rolname AS role, hindsight_role_agents() AS agents,
+       hindsight_scoped() AND NOT r.rolsuper AND NOT r.rolbypassrls
+       AND r.oid <> (SELECT relowner FROM pg_class WHERE oid = 'memories'::regclass) AS scoped
+FROM pg_roles r WHERE r.rolname = current_user;
