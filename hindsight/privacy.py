@@ -63,17 +63,38 @@ def _valid(kind: str, text: str) -> bool:
     return True
 
 
+_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z_]+\]")
+
+
+def _outside(text: str, start: int, end: int, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of text[start:end] outside placeholders (a fake placeholder in front of a
+    secret does not hide the secret)."""
+    parts, pos = [], start
+    for s, e in kept:
+        if e <= pos or s >= end:
+            continue
+        if s > pos:
+            parts.append((pos, s))
+        pos = max(pos, e)
+    if pos < end:
+        parts.append((pos, end))
+    return [(a, b) for a, b in parts if text[a:b].strip()]
+
+
 def find(text: str) -> list[tuple[int, int, str]]:
-    """Spans (start, end, kind) of secrets and personal data in `text`, not overlapping."""
+    """Spans (start, end, kind) of secrets and personal data in `text`, not overlapping.
+    A placeholder left by an earlier redaction is not a secret: redacting is idempotent
+    (an exported "api key is [REDACTED:api_key]" imports unchanged)."""
+    kept = [(m.start(), m.end()) for m in _PLACEHOLDER.finditer(text)]
     spans: list[tuple[int, int, str]] = []
     for kind, pattern, group in _PATTERNS:
         for m in pattern.finditer(text):
             start, end = m.span(group)
             if start < 0 or not _valid(kind, m.group(group)):
                 continue
-            if any(s < end and start < e for s, e, _ in spans):
-                continue
-            spans.append((start, end, kind))
+            for a, b in _outside(text, start, end, kept):
+                if not any(s < b and a < e for s, e, _ in spans):
+                    spans.append((a, b, kind))
     return sorted(spans)
 
 
