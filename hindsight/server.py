@@ -3,6 +3,7 @@ are created once in the lifespan; migrations run before the event loop starts.""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -16,7 +17,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from . import bootstrap, embedded
+from . import bootstrap, embedded, logs
 from .config import Settings
 from .db import Database
 from .embed import AsyncEmbedder, create as create_embedder
@@ -69,6 +70,8 @@ def _tool_errors() -> Any:
 
 
 def build(settings: Settings, url: str) -> MCPServer:
+    running: dict[str, App] = {}  # the app while the lifespan runs, for static resources
+
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[App]:
         embedder = AsyncEmbedder(create_embedder(settings))
@@ -76,9 +79,11 @@ def build(settings: Settings, url: str) -> MCPServer:
         access = AccessRecorder(db)
         bookkeeping = asyncio.create_task(access.run())
         try:
-            yield App(settings, db, Memories(db, embedder, WritePolicy.from_settings(settings)),
-                      Recall(db, embedder, on_access=access.record))
+            running["app"] = App(settings, db, Memories(db, embedder, WritePolicy.from_settings(settings)),
+                                 Recall(db, embedder, on_access=access.record))
+            yield running["app"]
         finally:
+            running.pop("app", None)
             bookkeeping.cancel()
             with contextlib.suppress(Exception):
                 await access.flush()
@@ -247,26 +252,16 @@ def build(settings: Settings, url: str) -> MCPServer:
                 include_invalidated=include_invalidated, limit=limit, offset=offset)
 
     @mcp.resource("memory://{agent_id}/profile", name="profile", mime_type="text/markdown",
-                  description="The agent's current semantic memories: the user's preferences and the facts it holds")
+                  description=RESOURCES["profile"])
     async def profile(agent_id: str, ctx: Context) -> str:
-        app = _app(ctx)
-        with _tool_errors():
-            listed = await app.memories.list(agent_id, memory_type="semantic", limit=100)
-        rows = sorted(listed["memories"], key=lambda m: (-m["importance"], m["created_at"]))
-        lines = [f"# What agent {agent_id} knows (semantic memories, most important first)", ""]
-        lines += [f"- {_one_line(m)}" for m in rows] or ["(nothing yet)"]
-        return "\n".join(lines)
+        return await _profile_text(_app(ctx), agent_id)
 
     @mcp.resource("memory://{agent_id}/recent", name="recent", mime_type="text/markdown",
-                  description="The agent's 20 most recent current memories, newest first")
+                  description=RESOURCES["recent"])
     async def recent(agent_id: str, ctx: Context) -> str:
-        app = _app(ctx)
-        with _tool_errors():
-            listed = await app.memories.list(agent_id, limit=20)
-        lines = [f"# Recent memories of agent {agent_id} (newest first)", ""]
-        lines += [f"- {m['created_at'][:16].replace('T', ' ')} [{m['memory_type']}] {_one_line(m)}"
-                  for m in listed["memories"]] or ["(nothing yet)"]
-        return "\n".join(lines)
+        return await _recent_text(_app(ctx), agent_id)
+
+    _list_own_resources(mcp, settings.agent_id, running)
 
     @mcp.prompt(name="memory_guidance", title="When to recall and when to store",
                 description="Instructions for using hindsight's memory tools well (English or Chinese)")
@@ -274,6 +269,43 @@ def build(settings: Settings, url: str) -> MCPServer:
         return GUIDANCE[language]
 
     return mcp
+
+
+RESOURCES = {"profile": "The agent's current semantic memories: the user's preferences and the facts it holds",
+             "recent": "The agent's 20 most recent current memories, newest first"}
+
+
+async def _profile_text(app: App, agent_id: str) -> str:
+    with _tool_errors():
+        listed = await app.memories.list(agent_id, memory_type="semantic", limit=100)
+    rows = sorted(listed["memories"], key=lambda m: (-m["importance"], m["created_at"]))
+    lines = [f"# What agent {agent_id} knows (semantic memories, most important first)", ""]
+    lines += [f"- {_one_line(m)}" for m in rows] or ["(nothing yet)"]
+    return "\n".join(lines)
+
+
+async def _recent_text(app: App, agent_id: str) -> str:
+    with _tool_errors():
+        listed = await app.memories.list(agent_id, limit=20)
+    lines = [f"# Recent memories of agent {agent_id} (newest first)", ""]
+    lines += [f"- {m['created_at'][:16].replace('T', ' ')} [{m['memory_type']}] {_one_line(m)}"
+              for m in listed["memories"]] or ["(nothing yet)"]
+    return "\n".join(lines)
+
+
+def _list_own_resources(mcp: MCPServer, agent_id: str, running: dict[str, App]) -> None:
+    """resources/list shows the configured agent's two resources (clients offer listed
+    resources to attach; templates alone show nothing). Other agents stay templates."""
+    from urllib.parse import quote
+
+    def reader(text):
+        async def read() -> str:
+            return await text(running["app"], agent_id)
+        return read
+
+    for kind, text in (("profile", _profile_text), ("recent", _recent_text)):
+        mcp.resource(f"memory://{quote(agent_id, safe='')}/{kind}", name=f"{agent_id} {kind}",
+                     mime_type="text/markdown", description=RESOURCES[kind])(reader(text))
 
 
 def _one_line(memory: dict[str, Any], limit: int = 300) -> str:
@@ -321,15 +353,29 @@ def _stop_on_signal(signum: int, _frame: Any) -> None:
         os._exit(0)
 
 
-def main() -> None:
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("pgserver").setLevel(logging.WARNING)
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """`--help` and `--version` answer and exit before anything starts (no database is
+    created); the server itself takes no arguments: it is configured by the environment."""
+    from .cli import version
+
+    p = argparse.ArgumentParser(
+        prog="hindsight-server",
+        description="hindsight's MCP server on stdio: an IDE launches it and speaks MCP on its stdin/stdout. "
+                    "Configured by the environment: HINDSIGHT_HOME or HINDSIGHT_DATABASE_URL (the database), "
+                    "HINDSIGHT_AGENT_ID, HINDSIGHT_EMBEDDER, HINDSIGHT_ENCRYPTION_KEY, HINDSIGHT_LOG_LEVEL. "
+                    "`hindsight mcp-config` prints an IDE's configuration.")
+    p.add_argument("--version", action="version", version=f"hindsight-server {version()}")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    arguments(argv)
+    logs.setup()
     signal.signal(signal.SIGTERM, _stop_on_signal)
     signal.signal(signal.SIGINT, _stop_on_signal)
     try:
         settings = Settings.from_env()
-        logging.getLogger().setLevel(settings.log_level)
+        logs.setup(settings.log_level)
         with contextlib.redirect_stdout(sys.stderr):  # nothing but MCP on stdout
             url = bootstrap.prepare(settings)
         server = build(settings, url)
