@@ -264,6 +264,8 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
                 await tx.executemany("restore_history", trail)
                 if progress:
                     progress(len(batch))
+    if progress:
+        progress(todo.skipped)
     return {"imported": len(rows), "skipped": todo.skipped, "replaced": todo.replaced}
 
 

@@ -125,6 +125,8 @@ async def restore(db: Database, embedder: Embedder, agent_id: str, records: list
                     progress(len(batch))
         await tx.executemany("restore_history", [_history_row(agent_id, r["restore"]["memory_id"], h)
                                                  for r in todo for h in r["restore"]["history"]])
+    if progress:
+        progress(len(records) - len(memories))  # lines skipped, and deleted memories' trails
     replaced = len(present) if on_conflict == "replace" else 0
     return {"imported": len(memories), "skipped": len(records) - len(todo), "replaced": replaced}
 
