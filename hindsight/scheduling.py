@@ -63,14 +63,14 @@ async def serve(services: Services) -> None:
     settings = services.settings
     scheduler = build(Maintenance(services.db, services.memories), settings.maintenance_cron,
                       settings.maintenance_tz)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before saying it runs: a stop from then on is clean
+        loop.add_signal_handler(sig, stop.set)
     scheduler.start()
     job = scheduler.get_job("maintenance")
     log.info("maintenance scheduled at %r (%s); next run at %s", settings.maintenance_cron,
              job.trigger.timezone, when(job.next_run_time))
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     scheduler.shutdown(wait=False)
     log.info("scheduler stopped")
