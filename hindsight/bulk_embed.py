@@ -7,8 +7,8 @@ e5-small engine per worker and gives each worker its own share of a batch; nanoe
 engine releases the GIL, so plain threads run truly in parallel. Embedding 256 LoCoMo turns
 in one process on the shared 2-core machine, two interleaved rounds: one engine 8.0 and
 10.4 texts/s, two engines 12.2 and 14.2 texts/s (9.6-11.4 texts per CPU-second either way:
-the gain is the second core, when it is free). The OpenMP alternative spent about a quarter
-more CPU per text (`benchmarks/import_rate.py`).
+the gain is the second core, when it is free). In the same runs, importing the way 0.1.0
+did (one engine, two OpenMP threads, embed then write) cost 20-45% more CPU per memory.
 """
 
 from __future__ import annotations
