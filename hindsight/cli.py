@@ -1,173 +1,50 @@
 """The `hindsight` command line. Data goes to stdout; progress, logs and errors to stderr.
-Errors are one line and a non-zero exit, never a traceback."""
+Errors are one line and a non-zero exit, never a traceback.
+
+A command is either a plain function of (args, settings) — keygen, doctor, mcp-config —
+or an `async def` of (args, services): `main` gets the database ready (one synchronous
+step: start or join it, migrate), opens the services once and hands them over.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
+import inspect
 import json
-import logging
+import re
 import shutil
 import sys
-from collections.abc import Awaitable, Callable
+import time
+import uuid
 from typing import Any
 
-from . import bootstrap, migrate
+from . import bootstrap, logs, migrate, render
 from .config import Settings
-from .db import Database, redact
-from .embed import AsyncEmbedder, create as create_embedder
-from .errors import HindsightError
-from .memories import Memories, WritePolicy
-from .recall import Recall
+from .db import redact
+from .errors import HindsightError, InvalidInput, NotFound
+from .services import Services, opened
+from .validate import MEMORY_TYPES
 
 
-BULK_THREADS = 2  # import and batch recall embed with both cores unless told otherwise
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError, version as installed
 
-
-@contextlib.asynccontextmanager
-async def _opened(settings: Settings, url: str, threads: int | None = None):
-    """The pool and the embedder for one command: (Database, Embedder)."""
-    embedder = create_embedder(settings, threads)
-    db = await Database.open(url, max_size=8)
     try:
-        yield db, embedder
-    finally:
-        await db.close()
+        return installed("hindsight")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "unknown"
 
 
-def _with_db(url: str, work: Callable[[Database], Awaitable[Any]]) -> Any:
-    """Run one coroutine against a small pool that is closed afterwards."""
-    async def run() -> Any:
-        db = await Database.open(url, max_size=2)
-        try:
-            return await work(db)
-        finally:
-            await db.close()
-
-    return asyncio.run(run())
+def _out(lines: list[str]) -> None:
+    sys.stdout.write("".join(line + "\n" for line in lines))
 
 
-def cmd_migrate(args, settings: Settings) -> int:
-    url = bootstrap.prepare(settings)
-    print(f"database at revision {migrate.head()} ({redact(url)})", file=sys.stderr)
-    return 0
+def _json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def cmd_store(args, settings: Settings) -> int:
-    url = bootstrap.prepare(settings)
-    metadata = json.loads(args.metadata) if args.metadata else None
-
-    async def run() -> dict[str, Any]:
-        async with _opened(settings, url) as (db, embedder):
-            memories = Memories(db, AsyncEmbedder(embedder), WritePolicy.from_settings(settings))
-            return await memories.store(args.agent or settings.agent_id, args.content,
-                                        memory_type=args.type, importance=args.importance,
-                                        metadata=metadata, tags=args.tag or None,
-                                        session_id=args.session, slot=args.slot, call="cli store")
-
-    result = asyncio.run(run())
-    result.pop("memory")
-    print(json.dumps(result, ensure_ascii=False) if args.json else result["id"])
-    if result["status"] != "created" and not args.json:
-        print(f"{result['status']}" + (f" (of {result['duplicate_of']})" if "duplicate_of" in result else ""),
-              file=sys.stderr)
-    return 0
-
-
-def _now(value: str | None):
-    from datetime import datetime, timezone
-
-    from . import validate as v
-
-    return v.timestamp("--now", value) if value else datetime.now(timezone.utc)
-
-
-def cmd_maintain(args, settings: Settings) -> int:
-    from .maintenance import Maintenance
-
-    url = bootstrap.prepare(settings)
-    now = _now(args.now)
-
-    async def run() -> dict[str, Any]:
-        async with _opened(settings, url) as (db, embedder):
-            memories = Memories(db, AsyncEmbedder(embedder), WritePolicy.from_settings(settings))
-            return await Maintenance(db, memories).run(now, dry_run=args.dry_run, trigger="cli")
-
-    report = asyncio.run(run())
-    print(json.dumps(report, ensure_ascii=False, default=str, indent=None if args.json else 2))
-    if report["status"] == "skipped":
-        print("hindsight maintain: another maintenance run is in progress; nothing done", file=sys.stderr)
-    return 0
-
-
-def cmd_scheduler(args, settings: Settings) -> int:
-    from .scheduling import serve
-
-    url = bootstrap.prepare(settings)
-    asyncio.run(serve(settings, url))
-    return 0
-
-
-def cmd_restore(args, settings: Settings) -> int:
-    from .maintenance import restore
-
-    url = bootstrap.prepare(settings)
-
-    result = _with_db(url, lambda db: restore(db, args.agent or settings.agent_id, args.memory_id, _now(None)))
-    print(json.dumps(result))
-    return 0
-
-
-def cmd_stats(args, settings: Settings) -> int:
-    from .stats import collect, render
-
-    url = bootstrap.prepare(settings)
-
-    data = _with_db(url, lambda db: collect(db, args.agent, _now(None)))
-    if args.json:
-        print(json.dumps(data, ensure_ascii=False, default=str))
-    else:
-        render(data)
-    return 0
-
-
-def cmd_reembed(args, settings: Settings) -> int:
-    from . import embed
-    from .reembed import reembed
-
-    url = bootstrap.prepare(settings, check_embedder=False)  # the point is to change embedders
-    name, dimension = embed.describe(settings)
-    threads = settings.embed_threads or BULK_THREADS
-
-    async def run() -> dict[str, Any]:
-        async with _opened(settings, url, threads) as (db, embedder):
-            bar, task = _progress(0, f"re-embedding with {name}")
-            with bar:
-                def progress(done: int, total: int) -> None:
-                    bar.update(task, completed=done, total=total)
-                return await reembed(db, embedder, name, dimension, batch_size=args.batch_size,
-                                     limit=args.limit, progress=progress)
-
-    result = asyncio.run(run())
-    print(json.dumps(result))
-    if result["status"] == "paused":
-        print(f"hindsight reembed: paused after {result['embedded']} memories, {result['remaining']} to go; "
-              "run it again to continue", file=sys.stderr)
-    return 0
-
-
-def cmd_export(args, settings: Settings) -> int:
-    from .transfer import export_lines
-
-    url = bootstrap.prepare(settings)
-
-    lines = _with_db(url, lambda db: export_lines(db, args.agent or settings.agent_id))
-    for line in lines:
-        sys.stdout.write(line + "\n")
-    print(f"exported {len(lines)} lines for agent {args.agent or settings.agent_id!r}", file=sys.stderr)
-    return 0
-
+# ---- commands without the database ---------------------------------------------------------
 
 def cmd_keygen(args, settings: Settings) -> int:
     from cryptography.fernet import Fernet
@@ -176,120 +53,17 @@ def cmd_keygen(args, settings: Settings) -> int:
     return 0
 
 
-def _progress(total: int, what: str):
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   console=Console(stderr=True), transient=False)
-    return bar, bar.add_task(what, total=total)
-
-
-def cmd_import(args, settings: Settings) -> int:
-    import time
-
-    from .importer import import_records, read_records
-
-    if args.file == "-":
-        records = read_records(sys.stdin)  # every line checked before anything is written
-    else:
-        with open(args.file, encoding="utf-8") as fh:
-            records = read_records(fh)
-    url = bootstrap.prepare(settings)
-    agent = args.agent or settings.agent_id
-    threads = settings.embed_threads or BULK_THREADS
-
-    async def run() -> int:
-        async with _opened(settings, url, threads) as (db, embedder):
-            bar, task = _progress(len(records), "importing")
-            with bar:
-                return await import_records(db, embedder, agent, records, batch_size=args.batch_size,
-                                            progress=lambda n: bar.advance(task, n),
-                                            sealer=WritePolicy.from_settings(settings).sealer)
-
-    started = time.perf_counter()
-    count = asyncio.run(run())
-    elapsed = time.perf_counter() - started
-    print(f"imported {count} memories for agent {agent!r} in {elapsed:.1f} s "
-          f"({count / max(elapsed, 1e-9):.1f} memories/s)", file=sys.stderr)
-    return 0
-
-
-def _batch_queries(path: str, default_k: int) -> list[dict[str, Any]]:
-    from .errors import InvalidInput
-
-    out = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as exc:
-                raise InvalidInput(f"{path} line {n}", f"is not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict) or "query" not in obj:
-                raise InvalidInput(f"{path} line {n}", 'must be an object with "query" (and "qid", "k", "as_of")')
-            out.append({"qid": obj.get("qid", n), "query": obj["query"], "k": obj.get("k", default_k),
-                        "as_of": obj.get("as_of")})
-    return out
-
-
-def cmd_recall_batch(args, settings: Settings, url: str) -> int:
-    batch = _batch_queries(args.batch, args.top_k)
-    agent = args.agent or settings.agent_id
-
-    async def run() -> None:
-        async with _opened(settings, url, settings.embed_threads or BULK_THREADS) as (db, embedder):
-            recall = Recall(db, AsyncEmbedder(embedder), tz=settings.zone())
-            for item in batch:
-                found = await recall.retrieve(agent, item["query"], top_k=item["k"], as_of=item["as_of"])
-                results = [{key: m[key] for key in ("id", "content", "score", "created_at", "metadata")}
-                           for m in found["memories"]]
-                print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
-
-    asyncio.run(run())
-    return 0
-
-
-def cmd_recall(args, settings: Settings) -> int:
-    if (args.query is None) == (args.batch is None):
-        from .errors import InvalidInput
-
-        raise InvalidInput("recall", "give exactly one of --query or --batch")
-    url = bootstrap.prepare(settings)
-    if args.batch:
-        return cmd_recall_batch(args, settings, url)
-
-    async def run() -> dict[str, Any]:
-        async with _opened(settings, url) as (db, embedder):
-            return await Recall(db, AsyncEmbedder(embedder), tz=settings.zone()).retrieve(args.agent or settings.agent_id, args.query, top_k=args.top_k)
-
-    result = asyncio.run(run())
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False))
-        return 0
-    width = shutil.get_terminal_size((100, 20)).columns
-    for rank, m in enumerate(result["memories"], 1):
-        text = " ".join(m["content"].split())
-        room = max(20, width - 40)
-        print(f"{rank:>2}. {m['score']:.4f}  {m['memory_type']:<10} {m['created_at'][:10]}  "
-              f"{text[:room]}{'…' if len(text) > room else ''}")
-    if not result["memories"]:
-        print("(no memories found)", file=sys.stderr)
-    return 0
-
-
 def cmd_doctor(args, settings: Settings) -> int:
     from .db import ensure_pgvector
     from .doctor import stdout_check
-    from .embed import describe
+    from .embed import create, describe
 
     url = bootstrap.resolve_url(settings)
     print(f"database: {redact(url)}{' (embedded)' if not settings.database_url else ''}")
     print(f"pgvector: {asyncio.run(ensure_pgvector(url))}")
     found = asyncio.run(migrate.current(url))
     name, dim = describe(settings)
-    create_embedder(settings)
+    create(settings)
     print(f"embedder: {name} ({dim}-d) loads")
     clean, detail = stdout_check(_server_exe())  # the server migrates before it serves
     print(f"stdio:    {detail}")
@@ -308,105 +82,389 @@ def _server_exe() -> str:
 
 
 def cmd_mcp_config(args, settings: Settings) -> int:
-    exe = _server_exe()
-    server = {"command": exe, "args": [], "env": {"HINDSIGHT_AGENT_ID": settings.agent_id}}
-    if args.client == "vscode":
-        config: dict[str, Any] = {"servers": {"hindsight": {"type": "stdio", **server}}}
-    elif args.client == "claude-code":
-        config = {"mcpServers": {"hindsight": {"type": "stdio", **server}}}
-    else:  # claude-desktop, cursor
-        config = {"mcpServers": {"hindsight": server}}
-    print(json.dumps(config, indent=2))
+    from .ide_config import config_for
+
+    config, notes = config_for(args.client, _server_exe(), settings)
+    print(json.dumps(config, indent=2, ensure_ascii=False))
+    for note in notes:
+        print(f"hindsight mcp-config: {note}", file=sys.stderr)
     return 0
 
 
+# ---- commands on the database --------------------------------------------------------------
+
+async def cmd_migrate(args, s: Services) -> int:
+    print(f"database at revision {migrate.head()} ({redact(s.url)})", file=sys.stderr)
+    return 0
+
+
+async def cmd_store(args, s: Services) -> int:
+    result = await s.memories.store(s.agent(args.agent), args.content, memory_type=args.type,
+                                    importance=args.importance, metadata=args.metadata,
+                                    tags=args.tag or None, session_id=args.session, slot=args.slot,
+                                    call="cli store")
+    result.pop("memory")
+    print(json.dumps(result, ensure_ascii=False) if args.json else result["id"])
+    if result["status"] != "created" and not args.json:
+        of = f" (of {result['duplicate_of']})" if "duplicate_of" in result else ""
+        print(f"{result['status']}{of}", file=sys.stderr)
+    return 0
+
+
+async def cmd_recall(args, s: Services) -> int:
+    if (args.query is None) == (args.batch is None):
+        raise InvalidInput("recall", "give exactly one of --query or --batch")
+    agent = s.agent(args.agent)
+    if args.batch:
+        for item in _batch_queries(args.batch, args.top_k):
+            found = await s.recall.retrieve(agent, item["query"], top_k=item["k"], as_of=item["as_of"])
+            results = [{key: m[key] for key in ("id", "content", "score", "created_at", "metadata")}
+                       for m in found["memories"]]
+            print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
+        return 0
+    result = await s.recall.retrieve(agent, args.query, top_k=args.top_k)
+    if args.json:
+        _json(result)
+    else:
+        _out(render.recall_table(result["memories"], render.width()))
+    if not result["memories"]:
+        print("(no memories found)", file=sys.stderr)
+    return 0
+
+
+def _batch_queries(path: str, default_k: int) -> list[dict[str, Any]]:
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise InvalidInput(f"{path} line {n}", f"is not valid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict) or "query" not in obj:
+                raise InvalidInput(f"{path} line {n}", 'must be an object with "query" (and "qid", "k", "as_of")')
+            out.append({"qid": obj.get("qid", n), "query": obj["query"], "k": obj.get("k", default_k),
+                        "as_of": obj.get("as_of")})
+    return out
+
+
+async def cmd_list(args, s: Services) -> int:
+    listed = await s.memories.list(s.agent(args.agent), memory_type=args.type, session_id=args.session,
+                                   tags=args.tag or None, metadata=args.metadata, include_shared=args.shared,
+                                   include_invalidated=args.all, limit=args.limit, offset=args.offset)
+    if args.json:
+        _json(listed)
+        return 0
+    _out(render.memory_table(listed["memories"], render.width()))
+    shown = len(listed["memories"])
+    if shown == args.limit:
+        print(f"({shown} shown; --offset {args.offset + shown} for more)", file=sys.stderr)
+    elif shown == 0:
+        print("(no memories" + ("" if args.all else "; --all includes invalidated and expired ones") + ")",
+              file=sys.stderr)
+    return 0
+
+
+async def _resolve(s: Services, agent: str, given: str) -> uuid.UUID:
+    """A memory id, or an unambiguous prefix of one (as `list` prints them)."""
+    try:
+        return uuid.UUID(given)
+    except ValueError:
+        pass
+    prefix = given.lower()
+    if not re.fullmatch(r"[0-9a-f][0-9a-f-]{3,34}", prefix):
+        raise InvalidInput("memory_id", f"{given!r} is not a memory id or the start of one (at least 4 "
+                                        "hexadecimal characters, as `hindsight list` shows)")
+    found = [r["id"] for r in await s.db.fetch("resolve_id_prefix", agent, prefix)]
+    if not found:
+        raise NotFound("memory_id", f"starting with {given!r}", agent)
+    if len(found) > 1:
+        raise InvalidInput("memory_id", f"{given!r} is the start of several memories "
+                                        f"({', '.join(str(f) for f in found)}); give more characters")
+    return found[0]
+
+
+async def cmd_show(args, s: Services) -> int:
+    from .memories import row_to_dict
+
+    agent = s.agent(args.agent)
+    mid = await _resolve(s, agent, args.memory_id)
+    try:
+        memory = await s.memories.get(agent, mid, reveal=args.reveal)
+    except NotFound:
+        row = await s.db.fetchrow("show_archived", agent, mid)
+        if row is None:
+            raise
+        memory = row_to_dict(row)
+    try:
+        history = await s.memories.history(agent, mid)
+    except NotFound:  # another agent's shared memory: its history is the owner's
+        history = []
+    if args.json:
+        _json({"memory": memory, "history": history})
+    else:
+        _out(render.memory_block(memory, history, render.width()))
+    return 0
+
+
+async def cmd_forget(args, s: Services) -> int:
+    from .maintenance import forget_archived
+
+    agent = s.agent(args.agent)
+    mid = await _resolve(s, agent, args.memory_id)
+    try:
+        result = await s.memories.delete(agent, mid, call="cli forget")
+    except NotFound:
+        result = await forget_archived(s.db, agent, mid)
+    _json(result)
+    return 0
+
+
+async def cmd_invalidate(args, s: Services) -> int:
+    agent = s.agent(args.agent)
+    mid = await _resolve(s, agent, args.memory_id)
+    replacement = await _resolve(s, agent, args.replaced_by) if args.replaced_by else None
+    m = await s.memories.invalidate(agent, mid, args.reason, replacement, call="cli invalidate")
+    _json({"invalidated": m["id"], "at": m["invalidated_at"], "reason": m["invalidation_reason"],
+           "replaced_by": m["invalidated_by"]})
+    return 0
+
+
+async def cmd_restore(args, s: Services) -> int:
+    from .maintenance import restore
+
+    agent = s.agent(args.agent)
+    mid = await _resolve(s, agent, args.memory_id)
+    _json(await restore(s.db, agent, mid, _now(None)))
+    return 0
+
+
+def _now(value: str | None):
+    from datetime import datetime, timezone
+
+    from . import validate as v
+
+    return v.timestamp("--now", value) if value else datetime.now(timezone.utc)
+
+
+async def cmd_maintain(args, s: Services) -> int:
+    from .maintenance import Maintenance
+
+    report = await Maintenance(s.db, s.memories).run(_now(args.now), dry_run=args.dry_run, trigger="cli")
+    print(json.dumps(report, ensure_ascii=False, default=str, indent=None if args.json else 2))
+    if report["status"] == "skipped":
+        print("hindsight maintain: another maintenance run is in progress; nothing done", file=sys.stderr)
+    return 0
+
+
+async def cmd_scheduler(args, s: Services) -> int:
+    from .scheduling import serve
+
+    await serve(s)
+    return 0
+
+
+async def cmd_stats(args, s: Services) -> int:
+    from .stats import collect, render as show
+
+    data = await collect(s.db, args.agent, _now(None))
+    if args.json:
+        _json(data)
+    else:
+        show(data, render.width())
+    return 0
+
+
+async def cmd_reembed(args, s: Services) -> int:
+    from . import embed
+    from .reembed import reembed
+
+    name, dimension = embed.describe(s.settings)
+    bar, task = _progress(0, f"re-embedding with {name}")
+    with bar:
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+        result = await reembed(s.db, s.bulk_embedder, name, dimension, batch_size=args.batch_size,
+                               limit=args.limit, progress=progress)
+    _json(result)
+    if result["status"] == "paused":
+        print(f"hindsight reembed: paused after {result['embedded']} memories, {result['remaining']} to go; "
+              "run it again to continue", file=sys.stderr)
+    return 0
+
+
+async def cmd_export(args, s: Services) -> int:
+    from .transfer import export_lines
+
+    agent = s.agent(args.agent)
+    lines = await export_lines(s.db, agent)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    print(f"exported {len(lines)} lines for agent {agent!r}", file=sys.stderr)
+    return 0
+
+
+def _progress(total: int, what: str):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                   console=Console(stderr=True), transient=False)
+    return bar, bar.add_task(what, total=total)
+
+
+def load_import(args) -> list[dict[str, Any]]:
+    """Every line checked before the database is even opened."""
+    from .importer import read_records
+
+    if args.file == "-":
+        return read_records(sys.stdin)
+    with open(args.file, encoding="utf-8") as fh:
+        return read_records(fh)
+
+
+async def cmd_import(args, s: Services) -> int:
+    from .importer import import_records
+
+    records, agent = args.loaded, s.agent(args.agent)
+    embedder = s.bulk_embedder
+    started = time.perf_counter()
+    bar, task = _progress(len(records), "importing")
+    with bar:
+        counts = await import_records(s.db, embedder, agent, records, batch_size=args.batch_size,
+                                      progress=lambda n: bar.advance(task, n), sealer=s.write_policy.sealer,
+                                      on_conflict=args.on_conflict)
+    elapsed = time.perf_counter() - started
+    done = counts["imported"]
+    print(f"imported {done} memories for agent {agent!r} in {elapsed:.1f} s "
+          f"({done / max(elapsed, 1e-9):.1f} memories/s); skipped {counts['skipped']} lines already present, "
+          f"replaced {counts['replaced']}", file=sys.stderr)
+    return 0
+
+
+# ---- the parser ------------------------------------------------------------------------------
+
+def json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("must be a JSON object, e.g. '{\"task_type\": \"deploy\"}'")
+    return value
+
+
 def parser() -> argparse.ArgumentParser:
+    agent = argparse.ArgumentParser(add_help=False)
+    agent.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true", help="print JSON")
+    one = argparse.ArgumentParser(add_help=False, parents=[agent])
+    one.add_argument("memory_id", help="a memory id, or its first characters as `hindsight list` shows them")
+
     p = argparse.ArgumentParser(prog="hindsight", description="Long-term memory for LLM agents.")
+    p.add_argument("--version", action="version", version=f"hindsight {version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    s = sub.add_parser("migrate", help="bring the database schema to the newest revision")
-    s.set_defaults(func=cmd_migrate)
+    def command(name: str, handler, help_: str, parents=(), **defaults) -> argparse.ArgumentParser:
+        s = sub.add_parser(name, help=help_, description=help_, parents=list(parents))
+        s.set_defaults(handler=handler, **defaults)
+        return s
 
-    s = sub.add_parser("store", help="store one memory")
+    command("migrate", cmd_migrate, "bring the database schema to the newest revision")
+
+    s = command("store", cmd_store, "store one memory", [agent, as_json])
     s.add_argument("content")
-    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
-    s.add_argument("--type", default="episodic", help="working, episodic, semantic or procedural")
+    s.add_argument("--type", default="episodic", choices=MEMORY_TYPES)
     s.add_argument("--importance", type=int, default=3, help="1-5 (default 3)")
     s.add_argument("--slot", help="the fact this memory is the current value of, e.g. preference:editor "
                                    "(supersedes the slot's previous memory)")
-    s.add_argument("--metadata", help="a JSON object")
+    s.add_argument("--metadata", type=json_object, help="a JSON object")
     s.add_argument("--tag", action="append", help="a tag (repeatable)")
     s.add_argument("--session", help="session id")
-    s.add_argument("--json", action="store_true", help="print JSON instead of the id")
-    s.set_defaults(func=cmd_store)
 
-    s = sub.add_parser("recall", help="recall memories relevant to a query")
-    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    s = command("recall", cmd_recall, "recall memories relevant to a query", [agent, as_json])
     s.add_argument("--query", help="what to recall")
     s.add_argument("--batch", metavar="QUERIES.jsonl",
                    help='one query a line: {"qid", "query", "k"?, "as_of"?}; prints one JSON line each')
     s.add_argument("--top-k", type=int, default=5)
-    s.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    s.set_defaults(func=cmd_recall)
 
-    s = sub.add_parser("import", help="bulk load memories from JSONL (a restore path: kept as given)")
+    s = command("list", cmd_list, "browse memories, newest first", [agent, as_json])
+    s.add_argument("--type", choices=MEMORY_TYPES, help="only this layer")
+    s.add_argument("--session", help="only this session")
+    s.add_argument("--tag", action="append", help="only memories with this tag (repeatable: all of them)")
+    s.add_argument("--metadata", type=json_object, help="only memories whose metadata contains this object")
+    s.add_argument("--all", action="store_true", help="also invalidated and expired memories")
+    s.add_argument("--shared", action="store_true", help="also memories other agents shared")
+    s.add_argument("--limit", type=int, default=20, help="how many (default 20, at most 200)")
+    s.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+
+    s = command("show", cmd_show, "one memory: every field and its history", [one, as_json])
+    s.add_argument("--reveal", action="store_true", help="decrypt sealed secrets (needs HINDSIGHT_ENCRYPTION_KEY)")
+
+    command("forget", cmd_forget, "delete one memory for good (its history keeps the trail, not the content)",
+            [one])
+
+    s = command("invalidate", cmd_invalidate, "mark one memory no longer true (kept as history)", [one])
+    s.add_argument("--reason", required=True, help="why it is no longer true")
+    s.add_argument("--replaced-by", metavar="ID", help="the memory that replaces it")
+
+    s = command("import", cmd_import, "bulk load memories from JSONL (a restore path: kept as given)",
+                [agent], load=load_import)
     s.add_argument("file", metavar="FILE.jsonl", help="a JSONL file, or - for standard input")
-    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    s.add_argument("--on-conflict", choices=("skip", "replace"), default="skip",
+                   help="a line the agent already has (same id): skip it (default) or replace it")
     s.add_argument("--batch-size", type=int, default=64, help="memories embedded and written together")
-    s.set_defaults(func=cmd_import)
 
-    s = sub.add_parser("export", help="JSONL of every memory, its state and history (import restores it exactly)")
-    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
-    s.set_defaults(func=cmd_export)
+    command("export", cmd_export, "JSONL of every memory, its state and history (import restores it exactly)",
+            [agent])
 
-    s = sub.add_parser("maintain", help="run the maintenance job once (decay, archive, consolidation)")
+    s = command("maintain", cmd_maintain, "run the maintenance job once (decay, archive, consolidation)",
+                [as_json])
     s.add_argument("--now", help="act as if it were this ISO 8601 time")
     s.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
-    s.add_argument("--json", action="store_true", help="the report on one line")
-    s.set_defaults(func=cmd_maintain)
 
-    s = sub.add_parser("scheduler", help="run the maintenance job on HINDSIGHT_MAINTENANCE_CRON (default 03:00)")
-    s.set_defaults(func=cmd_scheduler)
+    command("scheduler", cmd_scheduler, "run the maintenance job on HINDSIGHT_MAINTENANCE_CRON (default 03:00)")
+    command("restore", cmd_restore, "bring a memory back from the archive", [one])
 
-    s = sub.add_parser("restore", help="bring a memory back from the archive")
-    s.add_argument("memory_id")
-    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
-    s.set_defaults(func=cmd_restore)
-
-    s = sub.add_parser("stats", help="counts by agent, type and state; decay histogram; last runs")
+    s = command("stats", cmd_stats, "counts by agent, type and state; decay histogram; last runs", [as_json])
     s.add_argument("--agent", help="only this agent")
-    s.add_argument("--json", action="store_true")
-    s.set_defaults(func=cmd_stats)
 
-    s = sub.add_parser("reembed", help="re-embed every memory with the configured embedder (resumable)")
+    s = command("reembed", cmd_reembed, "re-embed every memory with the configured embedder (resumable)",
+                check_embedder=False)  # the point is to change embedders
     s.add_argument("--batch-size", type=int, default=64)
     s.add_argument("--limit", type=int, help="stop after this many memories (run again to continue)")
-    s.set_defaults(func=cmd_reembed)
 
-    s = sub.add_parser("keygen", help="print a new HINDSIGHT_ENCRYPTION_KEY")
-    s.set_defaults(func=cmd_keygen)
-
-    s = sub.add_parser("doctor", help="check database, pgvector, migrations and embedder")
-    s.set_defaults(func=cmd_doctor)
-
-    s = sub.add_parser("mcp-config", help="print the JSON an IDE needs to launch the server")
-    s.add_argument("--client", default="claude-desktop",
-                   choices=["claude-desktop", "cursor", "vscode", "claude-code"])
-    s.set_defaults(func=cmd_mcp_config)
+    command("keygen", cmd_keygen, "print a new HINDSIGHT_ENCRYPTION_KEY")
+    command("doctor", cmd_doctor, "check database, pgvector, migrations, embedder and the server's stdout")
+    s = command("mcp-config", cmd_mcp_config, "print the JSON an IDE needs to launch the server")
+    s.add_argument("--client", default="claude-desktop", choices=["claude-desktop", "cursor", "vscode", "claude-code"])
     return p
 
 
+def run(args, settings: Settings) -> int:
+    if not inspect.iscoroutinefunction(args.handler):
+        return args.handler(args, settings)
+    if getattr(args, "load", None):
+        args.loaded = args.load(args)
+    url = bootstrap.prepare(settings, check_embedder=getattr(args, "check_embedder", True))
+
+    async def work() -> int:
+        async with opened(settings, url) as services:
+            return await args.handler(args, services)
+
+    return asyncio.run(work())
+
+
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logs.setup()
     args = parser().parse_args(argv)
     try:
         settings = Settings.from_env()
-        code = args.func(args, settings)
+        logs.setup(settings.log_level)
+        code = run(args, settings)
     except HindsightError as exc:
         print(f"hindsight {args.command}: error: {exc}", file=sys.stderr)
-        code = 2
-    except json.JSONDecodeError as exc:
-        print(f"hindsight {args.command}: error: --metadata is not valid JSON: {exc}", file=sys.stderr)
         code = 2
     except OSError as exc:
         print(f"hindsight {args.command}: error: {exc.strerror or exc}: {exc.filename or ''}", file=sys.stderr)

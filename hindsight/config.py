@@ -13,6 +13,8 @@ from .errors import ConfigError
 EMBEDDERS = ("e5-small", "openai")
 DEFAULT_CRON = "0 3 * * *"  # nightly at 03:00
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+OPENAI_EXAMPLES = {"HINDSIGHT_EMBED_URL": "http://localhost:8000/v1",
+                   "HINDSIGHT_EMBED_MODEL": "text-embedding-3-small"}
 
 
 def default_home() -> Path:
@@ -37,7 +39,7 @@ class Settings:
     conflict_threshold: float = DEFAULT_CONFLICT_THRESHOLD
     maintenance_cron: str = DEFAULT_CRON
     embed_input_type: bool = False
-    timezone: str | None = None           # IANA name for "yesterday"; None: the machine's zone
+    timezone: str | None = None           # IANA name: "yesterday" and the schedule; None: the machine's zone
     allowed_agents: frozenset[str] = frozenset()  # others this server may act for; {"*"}: any
 
     def may_act_for(self, agent_id: str) -> bool:
@@ -60,10 +62,10 @@ class Settings:
                 f"HINDSIGHT_EMBEDDER={embedder!r} is not known; allowed: {', '.join(EMBEDDERS)}"
             )
         if embedder == "openai":
-            missing = [k for k in ("HINDSIGHT_EMBED_URL", "HINDSIGHT_EMBED_MODEL") if not env.get(k)]
+            missing = [k for k in OPENAI_EXAMPLES if not env.get(k)]
             if missing:
-                raise ConfigError(f"HINDSIGHT_EMBEDDER=openai needs {' and '.join(missing)} "
-                                  "(e.g. HINDSIGHT_EMBED_URL=http://localhost:8000/v1)")
+                examples = " ".join(f"{k}={OPENAI_EXAMPLES[k]}" for k in missing)
+                raise ConfigError(f"HINDSIGHT_EMBEDDER=openai needs {' and '.join(missing)} (e.g. {examples})")
             if not env["HINDSIGHT_EMBED_URL"].startswith(("http://", "https://")):
                 raise ConfigError(f"HINDSIGHT_EMBED_URL={env['HINDSIGHT_EMBED_URL']!r} must be an http(s):// URL")
         input_type = (env.get("HINDSIGHT_EMBED_INPUT_TYPE") or "0").strip().lower()
@@ -86,11 +88,11 @@ class Settings:
             raise ConfigError(f"HINDSIGHT_CONFLICT_THRESHOLD={conflict} must not exceed "
                               f"HINDSIGHT_DEDUP_THRESHOLD={dedup}")
         cron = (env.get("HINDSIGHT_MAINTENANCE_CRON") or DEFAULT_CRON).strip()
-        if cron != DEFAULT_CRON:
-            cron_trigger(cron)  # a bad expression fails at startup (APScheduler is imported only then)
         zone = (env.get("HINDSIGHT_TIMEZONE") or "").strip() or None
         if zone is not None:
             _check_zone(zone)
+        if cron != DEFAULT_CRON or zone is not None:
+            cron_trigger(cron, zone)  # a bad expression fails at startup (APScheduler is imported only then)
         home = Path(env["HINDSIGHT_HOME"]).expanduser() if env.get("HINDSIGHT_HOME") else default_home()
         agent_id = env.get("HINDSIGHT_AGENT_ID", "default").strip() or "default"
         allowed = _agents(env.get("HINDSIGHT_ALLOWED_AGENTS", ""))
@@ -124,12 +126,20 @@ class Settings:
         return local_zone(self.timezone)
 
 
-def cron_trigger(expression: str):
-    """An APScheduler CronTrigger for a five-field cron expression, or a ConfigError."""
+def cron_trigger(expression: str, tz: str | None = None):
+    """An APScheduler CronTrigger for a five-field cron expression in time zone `tz` (an
+    IANA name; None: local time), or a ConfigError."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
     from apscheduler.triggers.cron import CronTrigger
 
     try:
-        return CronTrigger.from_crontab(expression)
+        zone = ZoneInfo(tz) if tz else None
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(f"HINDSIGHT_TIMEZONE={tz!r} is not a time zone; use an IANA name "
+                          "such as UTC or Europe/Berlin") from None
+    try:
+        return CronTrigger.from_crontab(expression, timezone=zone)
     except ValueError as exc:
         raise ConfigError(f"HINDSIGHT_MAINTENANCE_CRON={expression!r} is not a cron expression "
                           f"(five fields: minute hour day month weekday, e.g. '0 3 * * *'): {exc}") from None

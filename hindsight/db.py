@@ -201,6 +201,13 @@ class Tx:
     def __init__(self, conn: asyncpg.Connection):
         self.conn = conn
 
+    async def execute(self, name: str, *args: Any) -> str:
+        return await self.conn.execute(queries.get(name), *args)
+
+    async def executemany(self, name: str, rows: list[tuple]) -> None:
+        if rows:
+            await self.conn.executemany(queries.get(name), rows)
+
     async def fetch(self, name: str, *args: Any) -> list[asyncpg.Record]:
         return await self.conn.fetch(queries.get(name), *args)
 

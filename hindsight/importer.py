@@ -1,25 +1,39 @@
-"""Bulk import (a restore path): JSONL records written as given, embedded in batches.
+"""Bulk import (a restore path): JSONL records written as given, in one transaction.
 
-A line: {"content" | "text", "timestamp"?, "memory_type"?, "importance"?, "metadata"?,
-"tags"?, "id"?, "session_id"?}. `timestamp` becomes created_at; `id` (an external id) is
-kept as metadata.external_id. Every line is checked before anything is written.
+A plain line: {"content" | "text", "timestamp" | "created_at"?, "memory_type"?,
+"importance"?, "metadata"?, "tags"?, "id"?, "session_id"?, "slot"?, "supersedes"?,
+"invalidated_at"?, "invalidation_reason"?}. `timestamp` (alias `created_at`) becomes
+created_at; `id` (an external id) is kept as metadata.external_id and identifies the line
+on a second import. `slot` and `supersedes` (an external id, or a memory id) rebuild a
+timeline: the memory a line replaces is invalidated when the line was created, with
+`invalidated_by` pointing at it; `invalidated_at` marks a line no longer true since then.
+Lines written by `hindsight export` restore exactly (see transfer.py).
+
+Every line is checked, and the whole timeline planned (`plan`, pure), before anything is
+written. A line whose external id (or exported memory id) the agent already has is
+skipped, or with on_conflict="replace" written in its place.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
-import anyio
-
-from . import privacy, queries, transfer, validate as v
+from . import privacy, transfer, validate as v
+from .bulk_pipeline import embedded_batches
 from .db import Database
 from .embed import Embedder
 from .errors import InvalidInput
 from .text import content_hash, indexed_text
 
-KNOWN = {"content", "text", "timestamp", "memory_type", "importance", "metadata", "tags", "id", "session_id"}
+KNOWN = {"content", "text", "timestamp", "created_at", "memory_type", "importance", "metadata", "tags", "id",
+         "session_id", "slot", "supersedes", "invalidated_at", "invalidation_reason"}
 RESTORE_KEYS = {"format", "memory_id", "restore", "deleted", "history"}  # lines written by `hindsight export`
+ON_CONFLICT = ("skip", "replace")
 
 
 def parse_line(line: str, lineno: int) -> dict[str, Any] | None:
@@ -39,24 +53,49 @@ def parse_line(line: str, lineno: int) -> dict[str, Any] | None:
     if restore is not None and restore["kind"] == "history":
         return {"restore": restore}
     try:
-        content = v.content(obj.get("content", obj.get("text")))
-        metadata = dict(v.metadata(obj.get("metadata")) or {})
-        if obj.get("id") is not None:
-            if not isinstance(obj["id"], (str, int)):
-                raise InvalidInput("id", "must be a string or a number")
-            metadata["external_id"] = str(obj["id"])
-        return {
-            "content": content,
-            "created_at": v.timestamp("timestamp", obj.get("timestamp")),
-            "memory_type": v.memory_type(obj.get("memory_type", "episodic")),
-            "importance": v.importance(obj.get("importance", 3)),
-            "metadata": v.metadata(metadata),
-            "tags": v.tags(obj.get("tags")) or [],
-            "session_id": v.identifier("session_id", obj.get("session_id")),
-            "restore": restore,
-        }
+        record = _plain(obj)
     except InvalidInput as exc:
         raise InvalidInput(f"line {lineno}: {exc.field}", exc.problem) from None
+    record.update(restore=restore, line=lineno)
+    return record
+
+
+def _plain(obj: dict[str, Any]) -> dict[str, Any]:
+    content = v.content(obj.get("content", obj.get("text")))
+    metadata = dict(v.metadata(obj.get("metadata")) or {})
+    external = None
+    if obj.get("id") is not None:
+        if not isinstance(obj["id"], (str, int)) or isinstance(obj["id"], bool):
+            raise InvalidInput("id", "must be a string or a number")
+        external = metadata["external_id"] = str(obj["id"])
+    created = v.timestamp("timestamp", obj.get("timestamp"))
+    alias = v.timestamp("created_at", obj.get("created_at"))
+    if created is not None and alias is not None and created != alias:
+        raise InvalidInput("created_at", "differs from timestamp; give one of them (created_at is its alias)")
+    invalidated = v.timestamp("invalidated_at", obj.get("invalidated_at"))
+    created = created or alias
+    if invalidated is not None and created is not None and invalidated < created:
+        raise InvalidInput("invalidated_at", "is before the memory was created (timestamp)")
+    supersedes = obj.get("supersedes")
+    if supersedes is not None and (not isinstance(supersedes, (str, int)) or isinstance(supersedes, bool)):
+        raise InvalidInput("supersedes", "must be the external id (or memory id) of the memory this one replaces")
+    reason = v.text("invalidation_reason", obj.get("invalidation_reason"), max_bytes=2048, required=False)
+    if reason is not None and invalidated is None:
+        raise InvalidInput("invalidation_reason", "needs invalidated_at")
+    return {
+        "content": content,
+        "created_at": created,
+        "memory_type": v.memory_type(obj.get("memory_type", "episodic")),
+        "importance": v.importance(obj.get("importance", 3)),
+        "metadata": v.metadata(metadata),
+        "tags": v.tags(obj.get("tags")) or [],
+        "session_id": v.identifier("session_id", obj.get("session_id")),
+        "slot": v.slot(obj.get("slot")),
+        "supersedes": None if supersedes is None else str(supersedes),
+        "invalidated_at": invalidated,
+        "invalidation_reason": reason,
+        "external_id": external,
+    }
 
 
 def read_records(lines: Iterable[str]) -> list[dict[str, Any]]:
@@ -68,33 +107,200 @@ def read_records(lines: Iterable[str]) -> list[dict[str, Any]]:
     return records
 
 
+# ---- the plan: pure ------------------------------------------------------------------------
+
+@dataclass
+class Known:
+    """A memory the agent already has, as the plan needs to know it."""
+    id: uuid.UUID
+    external_id: str | None
+    slot: str | None
+    created_at: datetime
+    current: bool
+    archived: bool
+
+
+@dataclass
+class Plan:
+    rows: list[dict[str, Any]]                      # records to write, with id and final state
+    delete_live: list[uuid.UUID] = field(default_factory=list)
+    delete_archived: list[uuid.UUID] = field(default_factory=list)
+    supersede: list[tuple[uuid.UUID, datetime, uuid.UUID]] = field(default_factory=list)  # known id, at, by
+    skipped: int = 0
+    replaced: int = 0
+
+
+def plan(records: list[dict[str, Any]], known: list[Known], on_conflict: str, now: datetime) -> Plan:
+    """Decide every line's id, whether it is written, and the timeline: what each line
+    supersedes (by `supersedes` or by a later line in its slot) and when."""
+    by_external = {k.external_id: k for k in known if k.external_id is not None}
+    out = Plan(rows=[])
+    seen: dict[str, int] = {}
+    for r in records:
+        ext = r["external_id"]
+        if ext is not None and ext in seen:
+            raise InvalidInput(f"line {r['line']}: id", f"{ext!r} is also the id of line {seen[ext]}")
+        if ext is not None:
+            seen[ext] = r["line"]
+        old = by_external.get(ext) if ext is not None else None
+        if old is not None and on_conflict == "skip":
+            out.skipped += 1
+            continue
+        row = dict(r, id=old.id if old else uuid.uuid4(), created_at=r["created_at"] or now, invalidated_by=None)
+        if old is not None:
+            out.replaced += 1
+            (out.delete_archived if old.archived else out.delete_live).append(old.id)
+        out.rows.append(row)
+    replaced = set(out.delete_live) | set(out.delete_archived)
+    _supersessions(out, [k for k in known if k.id not in replaced], by_external)
+    _slot_chains(out, [k for k in known if k.id not in replaced and k.current and k.slot])
+    return out
+
+
+def _target(r: dict[str, Any], in_file: dict[str, dict], known: list[Known], by_external: dict[str, Known]):
+    ref = r["supersedes"]
+    if ref in in_file:
+        return in_file[ref]
+    if ref in by_external:
+        return by_external[ref]
+    try:
+        ref_id = uuid.UUID(ref)
+    except ValueError:
+        ref_id = None
+    found = next((k for k in known if k.id == ref_id), None)
+    if found is None:
+        raise InvalidInput(f"line {r['line']}: supersedes", f"{ref!r} is neither the id of a line in this file "
+                                                            "nor an external id or memory id of this agent")
+    return found
+
+
+def _supersessions(out: Plan, known: list[Known], by_external: dict[str, Known]) -> None:
+    in_file = {row["external_id"]: row for row in out.rows if row["external_id"] is not None}
+    taken: dict[Any, int] = {}
+    for row in out.rows:
+        if row["supersedes"] is None:
+            continue
+        target = _target(row, in_file, known, by_external)
+        where = f"line {row['line']}: supersedes"
+        key = target["id"] if isinstance(target, dict) else target.id
+        if key == row["id"]:
+            raise InvalidInput(where, "names the line itself")
+        if key in taken:
+            raise InvalidInput(where, f"{row['supersedes']!r} is already superseded by line {taken[key]}")
+        taken[key] = row["line"]
+        created = target["created_at"] if isinstance(target, dict) else target.created_at
+        if created > row["created_at"]:
+            raise InvalidInput(where, f"{row['supersedes']!r} was created after this line; a memory can only "
+                                      "replace an older one")
+        if isinstance(target, dict):
+            target["invalidated_by"] = row["id"]
+            target["invalidated_at"] = target["invalidated_at"] or row["created_at"]
+            slot = target["slot"]
+        else:
+            if target.archived or not target.current:
+                raise InvalidInput(where, f"memory {target.id} is no longer current "
+                                          f"({'archived' if target.archived else 'invalidated'})")
+            out.supersede.append((target.id, row["created_at"], row["id"]))
+            slot = target.slot
+        if row["slot"] is None and slot is not None:
+            row["slot"] = slot  # the new memory takes over the old one's slot
+
+
+def _slot_chains(out: Plan, holders: list[Known]) -> None:
+    """In each slot, every memory still current is superseded by the next one created."""
+    superseded = {known_id for known_id, _, _ in out.supersede}
+    slots: dict[str, list] = {}
+    for k in holders:
+        if k.id not in superseded:
+            slots.setdefault(k.slot, []).append(k)
+    for row in out.rows:
+        if row["slot"] is not None:
+            slots.setdefault(row["slot"], []).append(row)
+    for members in slots.values():
+        members.sort(key=lambda m: (m["created_at"], m["line"]) if isinstance(m, dict) else (m.created_at, 0))
+        for earlier, later in zip(members, members[1:]):
+            later_id, at = (later["id"], later["created_at"]) if isinstance(later, dict) else (later.id, later.created_at)
+            if isinstance(earlier, dict):
+                if earlier["invalidated_at"] is None:
+                    earlier.update(invalidated_at=at, invalidated_by=later_id)
+            else:
+                out.supersede.append((earlier.id, at, later_id))
+
+
+# ---- writing ---------------------------------------------------------------------------------
+
 async def import_records(db: Database, embedder: Embedder, agent_id: str, records: list[dict[str, Any]],
                          batch_size: int = 64, progress: Callable[[int], None] | None = None,
-                         sealer: privacy.Sealer | None = None) -> int:
-    """Embed and insert `records` in batches (one transaction each). Returns how many.
+                         sealer: privacy.Sealer | None = None, on_conflict: str = "skip") -> dict[str, int]:
+    """Write `records` in one transaction, embedding the next batch while one is written.
+    Returns {"imported", "skipped", "replaced"}.
 
-    A restore keeps records as given: no should_store, no dedup, no supersession, no
-    expiry from importance. Privacy still holds: secrets are redacted (sealed with a key)."""
+    A restore keeps records as given: no should_store, no dedup, no expiry from importance.
+    Privacy still holds: secrets are redacted (sealed with a key)."""
     agent_id = v.agent_id(agent_id)
+    if on_conflict not in ON_CONFLICT:
+        raise InvalidInput("on_conflict", f"{on_conflict!r} is not allowed; use skip or replace")
     exact = [r for r in records if r.get("restore")]
     if exact:  # lines written by `hindsight export`: every column as given
         if len(exact) != len(records):
             raise InvalidInput("file", "mixes exported lines (with memory_id) and plain lines; import them separately")
-        return await transfer.restore(db, embedder, agent_id, records, batch_size, progress, sealer)
-    done = 0
-    for start in range(0, len(records), batch_size):
-        batch = [_private(r, sealer) for r in records[start:start + batch_size]]
-        vectors = await anyio.to_thread.run_sync(embedder.passages, [r["content"] for r in batch])
-        rows = [(agent_id, None, r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
-                 vec, indexed_text(r["content"], r["metadata"], r["tags"]), r["metadata"], r["tags"], r["importance"],
-                 r["created_at"], None, False, None, None, None, r["sealed"], None)
-                for r, vec in zip(batch, vectors)]
-        async with db.transaction("importing memories", "import") as tx:
-            await tx.conn.executemany(queries.get("insert_memory"), rows)
-        done += len(batch)
-        if progress:
-            progress(len(batch))
-    return done
+        return await transfer.restore(db, embedder, agent_id, records, batch_size, progress, sealer, on_conflict)
+    now = datetime.now(timezone.utc)
+    refs = [uuid.UUID(r["supersedes"]) for r in records if r["supersedes"] and _is_uuid(r["supersedes"])]
+    known = [Known(**dict(k)) for k in await db.fetch("import_known", agent_id, refs)]
+    todo = plan(records, known, on_conflict, now)
+    rows = [_private(r, sealer) for r in todo.rows]
+    async with db.transaction("importing memories", "import") as tx:
+        await tx.fetchval("skip_history")  # history is written below, at the times it happened
+        await tx.execute("import_delete_live", agent_id, todo.delete_live)
+        await tx.execute("import_delete_archived", agent_id, todo.delete_archived)
+        for known_id, at, by in todo.supersede:  # before the inserts: one current memory per slot
+            await tx.fetchval("import_supersede", agent_id, known_id, at, f"superseded by {by}", by)
+            await tx.fetchval("import_history_at", agent_id, known_id, at)
+        async with aclosing(embedded_batches(embedder, rows, batch_size)) as batches:
+            async for batch, vectors in batches:
+                await tx.executemany("import_memory", [_row(agent_id, r, vec) for r, vec in zip(batch, vectors)])
+                trail = sorted((h for r in batch for h in _history(agent_id, r)), key=lambda h: (h[3], h[2] != "create"))
+                await tx.executemany("restore_history", trail)
+                if progress:
+                    progress(len(batch))
+    if progress:
+        progress(todo.skipped)
+    return {"imported": len(rows), "skipped": todo.skipped, "replaced": todo.replaced}
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+        return True
+    except ValueError:
+        return False
+
+
+def _reason(r: dict[str, Any]) -> str | None:
+    if r["invalidated_at"] is None:
+        return None
+    if r["invalidated_by"] is not None:
+        return f"superseded by {r['invalidated_by']}"
+    return r["invalidation_reason"] or "invalidated before import"
+
+
+def _row(agent_id: str, r: dict[str, Any], vec) -> tuple:
+    return (agent_id, r["id"], r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]), vec,
+            indexed_text(r["content"], r["metadata"], r["tags"]), r["metadata"], r["tags"], r["importance"], r["created_at"],
+            r["slot"], r["invalidated_at"], _reason(r), r["invalidated_by"], r["sealed"])
+
+
+def _history(agent_id: str, r: dict[str, Any]) -> list[tuple]:
+    """The trail of an imported memory: created when it happened, superseded or
+    invalidated when that happened; `call` = import."""
+    snapshot = (r["memory_type"], r["content"], r["metadata"], r["importance"], r["slot"], None)
+    out = [(agent_id, r["id"], "create", r["created_at"], "import", None, None, *snapshot)]
+    if r["invalidated_at"] is not None:
+        action = "supersede" if r["invalidated_by"] is not None else "invalidate"
+        out.append((agent_id, r["id"], action, r["invalidated_at"], "import", _reason(r), r["invalidated_by"],
+                    *snapshot))
+    return out
 
 
 def _private(record: dict[str, Any], sealer: privacy.Sealer | None) -> dict[str, Any]:

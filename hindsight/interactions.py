@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from . import validate as v
+from .clipping import clip
 from .errors import InvalidInput
 from .memories import Memories
 from .privacy import shown
@@ -16,7 +17,16 @@ MAX_TOOL_RESULTS = 50
 FEEDBACK = ("positive", "negative")
 
 
-def _tool_results(value: Any) -> tuple[ToolResult, ...]:
+def _clipped(field: str, value: str, notes: list[str]) -> str:
+    """Tool output and error text over 32 KB keep their head, tail and error lines."""
+    kept, cut = clip(value, v.MAX_CONTENT_BYTES)
+    if cut:
+        notes.append(f"{field}: {cut:,} of {len(value.encode('utf-8')):,} bytes cut (over "
+                     f"{v.MAX_CONTENT_BYTES:,}); head, tail and error lines kept")
+    return kept
+
+
+def _tool_results(value: Any, notes: list[str]) -> tuple[ToolResult, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or len(value) > MAX_TOOL_RESULTS:
@@ -34,12 +44,18 @@ def _tool_results(value: Any) -> tuple[ToolResult, ...]:
         output = item.get("output", "")
         if output is None:
             output = ""
-        if not isinstance(output, str):  # structured output is kept as JSON text
-            v.metadata({"output": output}, f"{field}.output")
-            output = json.dumps(output, ensure_ascii=False)
+        if not isinstance(output, str):  # structured output is kept as JSON text (and cut like text)
+            try:
+                output = json.dumps(output, ensure_ascii=False, allow_nan=False)
+            except (TypeError, ValueError, RecursionError):
+                raise InvalidInput(f"{field}.output", "must be text or a JSON value (no NaN or Infinity)") from None
         if output:
+            output = _clipped(f"{field}.output", output, notes)
             v.text(f"{field}.output", output, max_bytes=v.MAX_CONTENT_BYTES)
-        error = v.text(f"{field}.error", item.get("error"), max_bytes=v.MAX_CONTENT_BYTES, required=False)
+        error = item.get("error")
+        if isinstance(error, str):
+            error = _clipped(f"{field}.error", error, notes)
+        error = v.text(f"{field}.error", error, max_bytes=v.MAX_CONTENT_BYTES, required=False)
         status = item.get("status")
         if status is not None and status not in ("ok", "success", "error", "failed"):
             raise InvalidInput(f"{field}.status", f"{shown(status)} is not allowed; use ok, success, error or failed")
@@ -53,8 +69,12 @@ def _tool_results(value: Any) -> tuple[ToolResult, ...]:
 def parse(content: Any, *, session_id: Any = None, task_type: Any = None, task_status: Any = None,
           user_feedback: Any = None, tool_results: Any = None, tools_used: Any = None,
           error: Any = None) -> Interaction:
-    """Check an event's fields; every problem names the field and what is allowed."""
-    results = _tool_results(tool_results)
+    """Check an event's fields; every problem names the field and what is allowed. Tool
+    output and error text over 32 KB are cut (head, tail and error lines kept), not refused."""
+    notes: list[str] = []
+    results = _tool_results(tool_results, notes)
+    if isinstance(error, str):
+        error = _clipped("error", error, notes)
     if content is None or (isinstance(content, str) and not content.strip() and results):
         content = ""
     else:
@@ -74,13 +94,15 @@ def parse(content: Any, *, session_id: Any = None, task_type: Any = None, task_s
         tool_results=results,
         tools_used=tuple(v.tags(tools_used, field="tools_used") or ()),
         error=v.text("error", error, max_bytes=v.MAX_CONTENT_BYTES, required=False),
+        notes=tuple(notes),
     )
 
 
 async def record(memories: Memories, agent_id: str, event: Interaction) -> dict[str, Any]:
     decision = should_store(event)
+    cut = {"cut": list(event.notes)} if event.notes else {}
     if not decision.store:
-        return {"stored": False, "reason": decision.reason, "id": None}
+        return {"stored": False, "reason": decision.reason, "id": None, **cut}
     result = await memories.store(
         agent_id, decision.content, memory_type=decision.memory_type, session_id=event.session_id,
         importance=decision.importance, metadata=decision.metadata, from_tool=decision.from_tool,
@@ -92,4 +114,4 @@ async def record(memories: Memories, agent_id: str, event: Interaction) -> dict[
     for key in ("superseded", "possible_conflicts", "flags", "redacted", "sealed"):
         if key in result:
             out[key] = result[key]
-    return out
+    return {**out, **cut}

@@ -176,7 +176,19 @@ async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime) ->
                     raise InvalidInput("memory_id", f"slot {row['slot']!r} is held by memory {holder} now; "
                                                     "invalidate it first or restore as history")
         restored = await tx.fetchval("restore_memory", agent_id, mid, expires)
-        await tx.fetchval("restore_state", agent_id, mid, row["decay_score"], row["access_count"], row["last_accessed"])
+        await tx.fetchval("restore_state_fresh", agent_id, mid, row["access_count"], now)
+        decay = await tx.fetchval("memory_decay", agent_id, mid)
     return {"restored": str(restored), "reason": row["archive_reason"],
             "expires_at": expires.isoformat() if expires else None,
-            "current": row["invalidated_at"] is None}
+            "current": row["invalidated_at"] is None, "decay_score": decay}
+
+
+async def forget_archived(db: Database, agent_id: str, memory_id: Any, call: str = "cli forget") -> dict[str, Any]:
+    """Delete an archived memory for good (its history keeps the trail, without content)."""
+    agent_id = v.agent_id(agent_id)
+    mid = v.memory_id(memory_id)
+    async with db.transaction("forgetting an archived memory", call) as tx:
+        gone = await tx.fetchval("forget_archived", agent_id, mid)
+    if gone is None:
+        raise NotFound("memory_id", str(mid), agent_id)
+    return {"deleted": True, "id": str(mid), "archived": True}

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from .clipping import clip
+
 # importance -> how long a memory lives when the caller gives no TTL (None: for good)
 RETENTION_DAYS = {5: None, 4: 365, 3: 182, 2: 30, 1: 7}
 WORKING_TTL = timedelta(days=1)
@@ -61,6 +63,7 @@ class Interaction:
     tool_results: tuple[ToolResult, ...] = ()
     tools_used: tuple[str, ...] = ()
     error: str | None = None
+    notes: tuple[str, ...] = ()          # what parsing had to cut, told back to the caller
 
 
 @dataclass(frozen=True)
@@ -119,8 +122,8 @@ def _weighted_len(text: str) -> int:
 
 
 def _cut(text: str, limit: int = MAX_PART_CHARS) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit} more characters not kept]"
+    """Head, tail and error lines of a long output, marked where it was cut (clipping.clip)."""
+    return clip(text.strip(), limit, len, "characters")[0]
 
 
 def _call(result: ToolResult) -> str:

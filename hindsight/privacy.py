@@ -22,9 +22,17 @@ from . import detectors
 from .errors import ConfigError, HindsightError
 
 
+_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z_]+\]")
+
+
 def find(text: str) -> list[tuple[int, int, str]]:
-    """Spans (start, end, kind) of secrets and personal data in `text` (hindsight.detectors)."""
-    return detectors.find(text)
+    """Spans (start, end, kind) of secrets and personal data in `text` (hindsight.detectors).
+    A placeholder left by an earlier redaction is not a secret: redacting is idempotent
+    (an exported "api key is [REDACTED:api_key]" imports unchanged). Placeholders are read
+    as blanks, so one put in front of a secret does not hide it."""
+    if "[REDACTED:" not in text:
+        return detectors.find(text)
+    return detectors.find(_PLACEHOLDER.sub(lambda m: " " * len(m.group()), text))
 
 
 def shown(value: Any, limit: int = 60) -> str:

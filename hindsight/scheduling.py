@@ -1,7 +1,11 @@
 """The maintenance job on a schedule: APScheduler 3.x AsyncIOScheduler, nightly at 03:00
-by default (HINDSIGHT_MAINTENANCE_CRON, five cron fields, server local time). Missed runs
-coalesce into one; never two at once in this process, and the database's advisory lock
-keeps other processes (a cron `hindsight maintain`, a second scheduler) from doubling up."""
+by default (HINDSIGHT_MAINTENANCE_CRON, five cron fields, in HINDSIGHT_TIMEZONE or
+the machine's local time). Missed runs coalesce into one; never two at once in this
+process, and the database's advisory lock keeps other processes (a cron `hindsight
+maintain`, a second scheduler) from doubling up.
+
+It says when it will run next (at start and after every run) and what each run did, at
+INFO on stderr: `docker compose logs scheduler` shows both."""
 
 from __future__ import annotations
 
@@ -9,46 +13,64 @@ import asyncio
 import logging
 import signal
 from datetime import datetime, timezone
+from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from .config import Settings, cron_trigger
-from .db import Database
-from .embed import AsyncEmbedder, create as create_embedder
+from .config import cron_trigger
 from .maintenance import Maintenance
-from .memories import Memories, WritePolicy
+from .services import Services
 
 log = logging.getLogger("hindsight.scheduler")
 
 
-def build(maintenance: Maintenance, expression: str) -> AsyncIOScheduler:
+def summary(report: dict[str, Any]) -> str:
+    """One line for a run's report (pure)."""
+    if report.get("status") != "succeeded":
+        return f"maintenance {report.get('status')}: {report.get('reason', '')}".rstrip(": ")
+    decay, archive, cons = report["decay"], report["archive"], report["consolidation"]
+    counts = report["counts"]
+    return (f"maintenance succeeded in {report['seconds']} s: decay changed {decay['changed']} "
+            f"({decay['sank_below']} sank below {decay['threshold']}, {decay['recovered']} recovered); "
+            f"archived {archive['archived_expired']} expired and {archive['archived_superseded']} superseded; "
+            f"consolidation made {cons['created']} memories from {cons['clusters']} clusters; "
+            f"{counts['after']['live']} live, {counts['after']['archived']} archived"
+            + ("" if counts["reconciled"] else " (COUNTS DO NOT RECONCILE: see maintenance_runs)"))
+
+
+def when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M %Z").strip() if moment else "never"
+
+
+def build(maintenance: Maintenance, expression: str, tz: str | None = None) -> AsyncIOScheduler:
+    trigger = cron_trigger(expression, tz)
+
     async def job() -> None:
         try:
             report = await maintenance.run(datetime.now(timezone.utc), trigger="scheduler")
-            log.info("maintenance %s: %s", report.get("status"), {k: report.get(k) for k in ("decay", "archive", "counts")})
+            log.info("%s", summary(report))
         except Exception:
-            log.exception("maintenance run failed (recorded in maintenance_runs); the next one is still scheduled")
+            log.exception("maintenance run failed (recorded in maintenance_runs)")
+        log.info("next maintenance run at %s", when(trigger.get_next_fire_time(None, datetime.now(timezone.utc))))
 
-    scheduler = AsyncIOScheduler()
-    scheduler.add_job(job, cron_trigger(expression), id="maintenance", name="hindsight maintenance",
+    scheduler = AsyncIOScheduler(timezone=trigger.timezone)
+    scheduler.add_job(job, trigger, id="maintenance", name="hindsight maintenance",
                       coalesce=True, max_instances=1, misfire_grace_time=3600, replace_existing=True)
     return scheduler
 
 
-async def serve(settings: Settings, url: str) -> None:
-    db = await Database.open(url, max_size=4)
-    try:
-        memories = Memories(db, AsyncEmbedder(create_embedder(settings)), WritePolicy.from_settings(settings))
-        scheduler = build(Maintenance(db, memories), settings.maintenance_cron)
-        scheduler.start()
-        job = scheduler.get_job("maintenance")
-        log.info("maintenance scheduled %r; next run %s", settings.maintenance_cron, job.next_run_time)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
-        scheduler.shutdown(wait=False)
-        log.info("scheduler stopped")
-    finally:
-        await db.close()
+async def serve(services: Services) -> None:
+    settings = services.settings
+    scheduler = build(Maintenance(services.db, services.memories), settings.maintenance_cron,
+                      settings.timezone)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before saying it runs: a stop from then on is clean
+        loop.add_signal_handler(sig, stop.set)
+    scheduler.start()
+    job = scheduler.get_job("maintenance")
+    log.info("maintenance scheduled at %r (%s); next run at %s", settings.maintenance_cron,
+             job.trigger.timezone, when(job.next_run_time))
+    await stop.wait()
+    scheduler.shutdown(wait=False)
+    log.info("scheduler stopped")

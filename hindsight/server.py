@@ -10,6 +10,7 @@ generic message with a reference to the full detail in the stderr log.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -26,13 +27,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import Field, ValidationError
 
-from . import bootstrap, embedded, interactions, stdio, validate as v
+from . import bootstrap, embedded, interactions, logs, stdio, validate as v
 from .config import Settings
 from .db import Database
 from .embed import AsyncEmbedder, create as create_embedder
 from .errors import HindsightError, InvalidInput
 from .memories import MAX_TTL_SECONDS, Memories, WritePolicy
-from .privacy import LogRedactor
 from .recall import AccessRecorder, Recall
 from .tool_args import explain, strict_tool
 
@@ -269,8 +269,19 @@ TOOLS = (store_memory, record_interaction, retrieve_memory, get_memory, update_m
 
 
 # ---- resources and the prompt ------------------------------------------------------------
+RESOURCES = {"profile": "The agent's current semantic memories: the user's preferences and the facts it holds",
+             "recent": "The agent's 20 most recent current memories, newest first"}
+
+
 async def profile(agent_id: str, ctx: Context) -> str:
-    app = _app(ctx)
+    return await _profile_text(_app(ctx), agent_id)
+
+
+async def recent(agent_id: str, ctx: Context) -> str:
+    return await _recent_text(_app(ctx), agent_id)
+
+
+async def _profile_text(app: App, agent_id: str) -> str:
     agent = app.agent(agent_id)
     listed = await app.memories.list(agent, memory_type="semantic", limit=100)
     rows = sorted(listed["memories"], key=lambda m: (-m["importance"], m["created_at"]))
@@ -279,14 +290,28 @@ async def profile(agent_id: str, ctx: Context) -> str:
     return "\n".join(lines)
 
 
-async def recent(agent_id: str, ctx: Context) -> str:
-    app = _app(ctx)
+async def _recent_text(app: App, agent_id: str) -> str:
     agent = app.agent(agent_id)
     listed = await app.memories.list(agent, limit=20)
     lines = [f"# Recent memories of agent {agent} (newest first)", ""]
     lines += [f"- {m['created_at'][:16].replace('T', ' ')} [{m['memory_type']}] {_one_line(m)}"
               for m in listed["memories"]] or ["(nothing yet)"]
     return "\n".join(lines)
+
+
+def _list_own_resources(mcp: MCPServer, agent_id: str, running: dict[str, App]) -> None:
+    """resources/list shows the configured agent's two resources (clients offer listed
+    resources to attach; templates alone show nothing). Other agents stay templates."""
+    from urllib.parse import quote
+
+    def reader(text):
+        async def read() -> str:
+            return await text(running["app"], agent_id)
+        return read
+
+    for kind, text in (("profile", _profile_text), ("recent", _recent_text)):
+        mcp.resource(f"memory://{quote(agent_id, safe='')}/{kind}", name=f"{agent_id} {kind}",
+                     mime_type="text/markdown", description=RESOURCES[kind])(reader(text))
 
 
 def memory_guidance(language: str = "en") -> str:
@@ -372,6 +397,8 @@ class HindsightServer(MCPServer):
 
 
 def build(settings: Settings, url: str) -> MCPServer:
+    running: dict[str, App] = {}  # the app while the lifespan runs, for the listed resources
+
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[App]:
         embedder = AsyncEmbedder(create_embedder(settings))
@@ -380,9 +407,11 @@ def build(settings: Settings, url: str) -> MCPServer:
         access = AccessRecorder(db)
         bookkeeping = asyncio.create_task(access.run())
         try:
-            yield App(settings, db, Memories(db, embedder, WritePolicy.from_settings(settings)),
-                      Recall(db, embedder, on_access=access.record, tz=settings.zone()))
+            running["app"] = App(settings, db, Memories(db, embedder, WritePolicy.from_settings(settings)),
+                                 Recall(db, embedder, on_access=access.record, tz=settings.zone()))
+            yield running["app"]
         finally:
+            running.pop("app", None)
             bookkeeping.cancel()
             with contextlib.suppress(Exception):
                 await access.flush()
@@ -390,10 +419,11 @@ def build(settings: Settings, url: str) -> MCPServer:
 
     mcp = HindsightServer("hindsight", instructions=INSTRUCTIONS, lifespan=lifespan, log_level=settings.log_level,
                           tools=[strict_tool(fn) for fn in TOOLS])
-    mcp.resource("memory://{agent_id}/profile", name="profile", mime_type="text/markdown", description=(
-        "The agent's current semantic memories: the user's preferences and the facts it holds"))(profile)
+    mcp.resource("memory://{agent_id}/profile", name="profile", mime_type="text/markdown",
+                 description=RESOURCES["profile"])(profile)
     mcp.resource("memory://{agent_id}/recent", name="recent", mime_type="text/markdown",
-                 description="The agent's 20 most recent current memories, newest first")(recent)
+                 description=RESOURCES["recent"])(recent)
+    _list_own_resources(mcp, settings.agent_id, running)
     mcp.prompt(name="memory_guidance", title="When to recall and when to store", description=(
         "Instructions for using hindsight's memory tools well (language: en or zh)"))(memory_guidance)
     return mcp
@@ -437,17 +467,29 @@ def _stop_on_signal(signum: int, _frame: Any) -> None:
         os._exit(0)
 
 
-def main() -> None:
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(LogRedactor())  # a secret in a message or traceback never reaches the log
-    logging.getLogger("pgserver").setLevel(logging.WARNING)
+def arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """`--help` and `--version` answer and exit before anything starts (no database is
+    created); the server itself takes no arguments: it is configured by the environment."""
+    from .cli import version
+
+    p = argparse.ArgumentParser(
+        prog="hindsight-server",
+        description="hindsight's MCP server on stdio: an IDE launches it and speaks MCP on its stdin/stdout. "
+                    "Configured by the environment: HINDSIGHT_HOME or HINDSIGHT_DATABASE_URL (the database), "
+                    "HINDSIGHT_AGENT_ID, HINDSIGHT_ALLOWED_AGENTS, HINDSIGHT_EMBEDDER, HINDSIGHT_ENCRYPTION_KEY, "
+                    "HINDSIGHT_TIMEZONE, HINDSIGHT_LOG_LEVEL. `hindsight mcp-config` prints an IDE's configuration.")
+    p.add_argument("--version", action="version", version=f"hindsight-server {version()}")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    arguments(argv)
+    logs.setup()  # stderr only; secrets redacted from every record
     signal.signal(signal.SIGTERM, _stop_on_signal)
     signal.signal(signal.SIGINT, _stop_on_signal)
     try:
         settings = Settings.from_env()
-        logging.getLogger().setLevel(settings.log_level)
+        logs.setup(settings.log_level)
         with contextlib.redirect_stdout(sys.stderr):  # nothing but MCP on stdout
             url = bootstrap.prepare(settings, check_role=True)
         server = build(settings, url)

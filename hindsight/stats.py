@@ -18,35 +18,40 @@ async def collect(db: Database, agent_id: str | None, now: datetime) -> dict[str
     return {"by_state": states, "archived": archived, "decay_histogram": histogram, "runs": runs}
 
 
-def render(data: dict[str, Any]) -> None:
+STATE_COLUMNS = [("agent", "agent_id"), ("type", "memory_type"), ("current", "current"),
+                 ("invalid", "invalidated"), ("expired", "expired"), ("consol", "consolidated"),
+                 ("faded", "faded"), ("review", "needs_review")]
+LEGEND = (f"invalid: invalidated or superseded; consol: folded into a consolidated memory; "
+          f"faded: decay_score below {MIN_RECALL_DECAY} (default recall skips it); review: flagged needs_review")
+
+
+def render(data: dict[str, Any], width: int = 80, file=None) -> None:
+    """Tables that fit `width` columns (80 when the output is not a terminal)."""
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    t = Table(title="memories by agent, type and state")
-    cols = ["agent_id", "memory_type", "current", "invalidated", "expired", "consolidated", "faded", "needs_review"]
-    for c in cols:
-        t.add_column(c, justify="left" if c in ("agent_id", "memory_type") else "right")
-    for row in data["by_state"]:
-        t.add_row(*(str(row[c]) for c in cols))
-    console.print(t)
+    console = Console(width=width, file=file, highlight=False)
+
+    def table(title: str, headers: list[str], rows: list[list[str]], right: set[str] = frozenset()) -> None:
+        console.print(title, style="bold", overflow="fold")
+        t = Table(box=box.SIMPLE)
+        for h in headers:
+            t.add_column(h, justify="right" if h in right else "left", overflow="fold")
+        for row in rows:
+            t.add_row(*row)
+        console.print(t)
+
+    numbers = {h for h, _ in STATE_COLUMNS[2:]}
+    table("memories by agent, type and state", [h for h, _ in STATE_COLUMNS],
+          [[str(row[key]) for _, key in STATE_COLUMNS] for row in data["by_state"]], numbers)
+    console.print(LEGEND)
     if data["archived"]:
-        a = Table(title="archived")
-        for c in ("agent_id", "archive_reason", "n"):
-            a.add_column(c)
-        for row in data["archived"]:
-            a.add_row(row["agent_id"], row["archive_reason"], str(row["n"]))
-        console.print(a)
-    h = Table(title=f"decay_score of current memories (recall skips < {MIN_RECALL_DECAY})")
-    h.add_column("decay")
-    h.add_column("memories", justify="right")
-    for bucket, n in data["decay_histogram"].items():
-        h.add_row(bucket, str(n))
-    console.print(h)
-    r = Table(title="last maintenance runs")
-    for c in ("id", "started_at", "as_of", "status", "dry_run", "trigger", "seconds"):
-        r.add_column(c)
-    for run in data["runs"]:
-        r.add_row(str(run["id"]), f"{run['started_at']:%Y-%m-%d %H:%M:%S}", f"{run['as_of']:%Y-%m-%d %H:%M}",
-                  run["status"], str(run["dry_run"]), run["trigger"], str((run["report"] or {}).get("seconds", "")))
-    console.print(r)
+        table("archived", ["agent", "reason", "memories"],
+              [[r["agent_id"], r["archive_reason"], str(r["n"])] for r in data["archived"]], {"memories"})
+    table(f"decay_score of current memories (recall skips < {MIN_RECALL_DECAY})", ["decay", "memories"],
+          [[bucket, str(n)] for bucket, n in data["decay_histogram"].items()], {"memories"})
+    table("last maintenance runs", ["run", "started", "as of", "status", "dry", "trigger", "s"],
+          [[str(r["id"]), f"{r['started_at']:%Y-%m-%d %H:%M}", f"{r['as_of']:%Y-%m-%d %H:%M}", r["status"],
+            "yes" if r["dry_run"] else "no", r["trigger"], str((r["report"] or {}).get("seconds", ""))]
+           for r in data["runs"]], {"run", "s"})

@@ -15,11 +15,11 @@ import json
 import uuid
 from collections import defaultdict
 from datetime import datetime
+from contextlib import aclosing
 from typing import Any
 
-import anyio
-
 from . import privacy, validate as v
+from .bulk_pipeline import embedded_batches
 from .db import Database
 from .embed import Embedder
 from .errors import InvalidInput
@@ -57,6 +57,10 @@ async def export_lines(db: Database, agent_id: str) -> list[str]:
                 "importance": row.pop("importance"), "metadata": row.pop("metadata"), "tags": row.pop("tags"),
                 "session_id": row.pop("session_id")}
         row["history"] = history.pop(m["id"], [])
+        if not row.get("likely_replaces"):  # written only when there is one (older exports have none)
+            row.pop("likely_replaces", None)
+        if isinstance(row.get("doc_len"), float) and row["doc_len"].is_integer():
+            row["doc_len"] = int(row["doc_len"])  # weighted since 0006; whole as before when it is
         line["restore"] = {k: _json(val) for k, val in row.items()}
         lines.append(json.dumps(line, ensure_ascii=False))
     for memory_id, rows in history.items():  # deleted memories: their trail only
@@ -98,52 +102,79 @@ def _history(rows: Any) -> list[dict[str, Any]]:
 
 
 async def restore(db: Database, embedder: Embedder, agent_id: str, records: list[dict[str, Any]],
-                  batch_size: int = 64, progress=None, sealer: privacy.Sealer | None = None) -> int:
+                  batch_size: int = 64, progress=None, sealer: privacy.Sealer | None = None,
+                  on_conflict: str = "skip") -> dict[str, int]:
     """Write exported records exactly, in one transaction (supersession links may point
     forward in the file). Exported content is already redacted; a line that still holds a
-    secret (written by hand) is redacted (and sealed, with a key) like any other write."""
+    secret (written by hand) is redacted (and sealed, with a key) like any other write.
+
+    A memory the agent already has (live, archived, or a deleted one's trail) is skipped,
+    or with on_conflict="replace" removed with its history and written as exported."""
     agent_id = v.agent_id(agent_id)
-    memories = [r for r in records if r["restore"]["kind"] == "memory"]
-    for r in memories:
-        scrubbed = privacy.scrub(r["content"], r["metadata"] or {})
-        if scrubbed.changed:
-            if r["restore"]["sealed"] is None and sealer is not None:
-                r["restore"]["sealed"] = sealer.seal(r["content"], r["metadata"] or {})
-            r["content"], r["metadata"] = scrubbed.content, scrubbed.metadata
-    vectors = []
-    for start in range(0, len(memories), batch_size):
-        batch = memories[start:start + batch_size]
-        vectors += list(await anyio.to_thread.run_sync(embedder.passages, [r["content"] for r in batch]))
-        if progress:
-            progress(len(batch))
+    ids = [r["restore"]["memory_id"] for r in records]
+    present = {row["id"] for row in await db.fetch("restore_present", agent_id, ids)}
+    todo = [r for r in records if r["restore"]["memory_id"] not in present or on_conflict == "replace"]
+    memories = [_private(r, sealer) for r in todo if r["restore"]["kind"] == "memory"]
     async with db.transaction("restoring an export", "import") as tx:
         await tx.fetchval("skip_history")
-        for r, vec in zip(memories, vectors):
-            x = r["restore"]
-            if x["archived_at"] is not None:  # it was in the archive: back there, as it was
-                await tx.fetchval(
-                    "restore_archive_insert", agent_id, x["memory_id"], r["session_id"], r["memory_type"],
-                    r["content"], content_hash(r["content"]), vec, indexed_text(r["content"], r["metadata"], r["tags"]),
-                    r["metadata"], r["tags"], r["importance"], r["created_at"], x["stored_at"], x["updated_at"],
-                    x["expires_at"], x["invalidated_at"], x.get("invalidation_reason"), x["invalidated_by"],
-                    bool(x.get("shared")), x["dedup_key"], x.get("slot"), x.get("flags") or [], x["sealed"],
-                    x.get("strength", 1.0), x.get("reinforce_count", 0), x["consolidated_into"],
-                    x.get("decay_score", 1.0), x.get("access_count", 0), x["last_accessed"], x.get("doc_len", 0),
-                    x["archived_at"], x.get("archive_reason") or "restored")
-                continue
-            await tx.fetchval(
-                "restore_insert", agent_id, x["memory_id"], r["session_id"], r["memory_type"], r["content"],
-                content_hash(r["content"]), vec, indexed_text(r["content"], r["metadata"], r["tags"]), r["metadata"], r["tags"],
-                r["importance"], r["created_at"], x["stored_at"], x["updated_at"], x["expires_at"],
-                x["invalidated_at"], x.get("invalidation_reason"), x["invalidated_by"], bool(x.get("shared")),
-                x["dedup_key"], x.get("slot"), x.get("flags") or [], x["sealed"], x.get("strength", 1.0),
-                x.get("reinforce_count", 0), x["consolidated_into"], x["likely_replaces"])
-            await tx.fetchval("restore_state", agent_id, x["memory_id"], x.get("decay_score", 1.0),
-                              x.get("access_count", 0), x["last_accessed"])
-        for r in records:
-            x = r["restore"]
-            for h in x["history"]:
-                await tx.fetchval("restore_history", agent_id, x["memory_id"], h["action"], h["at"], h["call"],
-                                  h.get("reason"), h["related_id"], h.get("memory_type"), h.get("content"),
-                                  h.get("metadata"), h.get("importance"), h.get("slot"), h["expires_at"])
-    return len(memories)
+        if on_conflict == "replace" and present:
+            await tx.execute("restore_remove_memories", agent_id, list(present))
+            await tx.execute("restore_remove_history", agent_id, list(present))
+        async with aclosing(embedded_batches(embedder, memories, batch_size)) as batches:
+            async for batch, vectors in batches:
+                live = [(r, vec) for r, vec in zip(batch, vectors) if r["restore"]["archived_at"] is None]
+                await tx.executemany("restore_insert", [_live_row(agent_id, r, vec) for r, vec in live])
+                await tx.executemany("restore_state", [_state_row(agent_id, r) for r, _ in live])
+                await tx.executemany("restore_archive_insert", [_archived_row(agent_id, r, vec)
+                                                                for r, vec in zip(batch, vectors)
+                                                                if r["restore"]["archived_at"] is not None])
+                if progress:
+                    progress(len(batch))
+        await tx.executemany("restore_history", [_history_row(agent_id, r["restore"]["memory_id"], h)
+                                                 for r in todo for h in r["restore"]["history"]])
+    if progress:
+        progress(len(records) - len(memories))  # lines skipped, and deleted memories' trails
+    replaced = len(present) if on_conflict == "replace" else 0
+    return {"imported": len(memories), "skipped": len(records) - len(todo), "replaced": replaced}
+
+
+def _private(r: dict[str, Any], sealer: privacy.Sealer | None) -> dict[str, Any]:
+    scrubbed = privacy.scrub(r["content"], r["metadata"] or {})
+    if not scrubbed.changed:
+        return r
+    x = dict(r["restore"])
+    if x["sealed"] is None and sealer is not None:
+        x["sealed"] = sealer.seal(r["content"], r["metadata"] or {})
+    return dict(r, content=scrubbed.content, metadata=scrubbed.metadata, restore=x)
+
+
+def _columns(agent_id: str, r: dict[str, Any], vec) -> tuple:
+    """The columns memories and memories_archive share, in restore_insert's order."""
+    x = r["restore"]
+    return (agent_id, x["memory_id"], r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
+            vec, indexed_text(r["content"], r["metadata"], r["tags"]), r["metadata"], r["tags"], r["importance"],
+            r["created_at"], x["stored_at"], x["updated_at"], x["expires_at"], x["invalidated_at"],
+            x.get("invalidation_reason"), x["invalidated_by"], bool(x.get("shared")), x["dedup_key"], x.get("slot"),
+            x.get("flags") or [], x["sealed"], x.get("strength", 1.0), x.get("reinforce_count", 0),
+            x["consolidated_into"])
+
+
+def _live_row(agent_id: str, r: dict[str, Any], vec) -> tuple:
+    return (*_columns(agent_id, r, vec), r["restore"].get("likely_replaces") or [])
+
+
+def _state_row(agent_id: str, r: dict[str, Any]) -> tuple:
+    x = r["restore"]
+    return (agent_id, x["memory_id"], x.get("decay_score", 1.0), x.get("access_count", 0), x["last_accessed"])
+
+
+def _archived_row(agent_id: str, r: dict[str, Any], vec) -> tuple:
+    x = r["restore"]
+    return (*_columns(agent_id, r, vec), x.get("decay_score", 1.0), x.get("access_count", 0), x["last_accessed"],
+            x.get("doc_len", 0), x["archived_at"], x.get("archive_reason") or "restored")
+
+
+def _history_row(agent_id: str, memory_id: Any, h: dict[str, Any]) -> tuple:
+    return (agent_id, memory_id, h["action"], h["at"], h["call"], h.get("reason"), h["related_id"],
+            h.get("memory_type"), h.get("content"), h.get("metadata"), h.get("importance"), h.get("slot"),
+            h["expires_at"])

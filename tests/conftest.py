@@ -3,13 +3,17 @@ built once, and a fresh copy of it for every test that touches the database."""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
+import sys
 import tempfile
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import anyio
 import asyncpg
 import pytest
 
@@ -170,3 +174,55 @@ def tcp_postgres(pg_root, pg_url):
     finally:
         subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
                        user="pgserver", capture_output=True, timeout=120)
+
+
+# ---- the command line, in-process -----------------------------------------------------------
+
+HINDSIGHT_VARS = ("HINDSIGHT_HOME", "HINDSIGHT_DATABASE_URL", "DATABASE_URL", "HINDSIGHT_AGENT_ID",
+                  "HINDSIGHT_EMBEDDER", "HINDSIGHT_EMBED_URL", "HINDSIGHT_EMBED_MODEL", "HINDSIGHT_EMBED_API_KEY",
+                  "HINDSIGHT_ENCRYPTION_KEY", "HINDSIGHT_LOG_LEVEL", "HINDSIGHT_EMBED_THREADS",
+                  "HINDSIGHT_MAINTENANCE_CRON", "HINDSIGHT_TIMEZONE", "HINDSIGHT_DEDUP_THRESHOLD",
+                  "HINDSIGHT_CONFLICT_THRESHOLD", "HINDSIGHT_EMBED_INPUT_TYPE", "HINDSIGHT_ALLOWED_AGENTS",
+                  "PGPASSWORD")
+
+
+@dataclass
+class Done:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys, db_url):
+    """Run `hindsight ARGS` in this process (cli.main, as the console script does) against
+    the test's database, or another one (url=...); returns its exit code, stdout, stderr."""
+    from hindsight import cli as hindsight_cli
+
+    for name in HINDSIGHT_VARS:
+        monkeypatch.delenv(name, raising=False)
+
+    async def run(*args: str, stdin: str | None = None, url: str | None = None, **env: str) -> Done:
+        monkeypatch.setenv("HINDSIGHT_DATABASE_URL", url or db_url)
+        monkeypatch.setenv("HINDSIGHT_EMBED_THREADS", "1")
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin or ""))
+
+        def call() -> int:
+            try:
+                hindsight_cli.main(list(args))
+            except SystemExit as exc:
+                return int(exc.code or 0)
+            return 0
+
+        capsys.readouterr()
+        try:
+            code = await anyio.to_thread.run_sync(call)
+        finally:
+            for name in env:
+                monkeypatch.delenv(name, raising=False)
+        captured = capsys.readouterr()
+        return Done(code, captured.out, captured.err)
+
+    return run

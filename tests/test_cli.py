@@ -1,24 +1,19 @@
-"""The `hindsight` command line against a real database: import, recall, batch recall."""
+"""The `hindsight` command line against a real database, run in-process through cli.main
+(the function the console script calls); one smoke test runs the installed script."""
 
+import io
 import json
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
-import anyio
 import asyncpg
+from rich.console import Console
 
+from hindsight import render
+from hindsight.stats import render as render_stats
 from mcp_client import server_env
-
-
-def hindsight(db_url, *args, stdin=None):
-    exe = Path(sys.executable).parent / "hindsight"
-    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_EMBED_THREADS="1")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, input=stdin, timeout=300)
-
-
-async def run(db_url, *args):
-    return await anyio.to_thread.run_sync(lambda: hindsight(db_url, *args))
 
 
 async def rows(db_url, sql, *params):
@@ -38,12 +33,12 @@ LINES = [
 ]
 
 
-async def test_import_keeps_timestamps_and_external_ids(db_url, tmp_path):
+async def test_import_keeps_timestamps_and_external_ids(cli, db_url, tmp_path):
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in LINES) + "\n\n", encoding="utf-8")
-    done = await run(db_url, "import", str(src), "--agent", "conv")
-    assert done.returncode == 0, done.stderr
-    assert "imported 3 memories" in done.stderr and done.stdout == ""
+    done = await cli("import", str(src), "--agent", "conv", HINDSIGHT_EMBED_THREADS="2")
+    assert done.code == 0, done.err
+    assert "imported 3 memories" in done.err and done.out == ""
     got = {r["content"]: r for r in await rows(db_url, "SELECT content, created_at, metadata, memory_type, importance, tags "
                                                         "FROM memories WHERE agent_id = 'conv'")}
     first = got[LINES[0]["content"]]
@@ -59,58 +54,181 @@ async def test_import_keeps_timestamps_and_external_ids(db_url, tmp_path):
         {"qid": "q2", "query": "回复用什么语言？", "k": 2, "as_of": "2023-07-01T00:00:00Z"},
         {"qid": "q3", "query": "what did Melanie paint?", "as_of": "2023-05-20T00:00:00Z"},
     ]), encoding="utf-8")
-    done = await run(db_url, "recall", "--agent", "conv", "--batch", str(queries), "--top-k", "3", "--json")
-    assert done.returncode == 0, done.stderr
-    out = [json.loads(line) for line in done.stdout.splitlines()]
+    done = await cli("recall", "--agent", "conv", "--batch", str(queries), "--top-k", "3", "--json")
+    assert done.code == 0, done.err
+    out = [json.loads(line) for line in done.out.splitlines()]
     assert [o["qid"] for o in out] == ["q1", "q2", "q3"]
     assert len(out[0]["results"]) == 1 and out[0]["results"][0]["metadata"]["external_id"] == "D1:3"
     assert set(out[0]["results"][0]) == {"id", "content", "score", "created_at", "metadata"}
     assert out[1]["results"][0]["metadata"]["external_id"] == "7"
     assert LINES[2]["content"] not in [r["content"] for r in out[2]["results"]]  # not yet written on as_of
 
-    table = await run(db_url, "recall", "--agent", "conv", "--query", "support group")
-    assert table.returncode == 0 and "support group" in table.stdout.splitlines()[0]
+    table = await cli("recall", "--agent", "conv", "--query", "support group")
+    assert table.code == 0 and "went to the LGBTQ support group" in table.out.splitlines()[0]
+    assert all(len(line) <= 80 for line in table.out.splitlines())
 
 
-async def test_bad_import_line_writes_nothing(db_url, tmp_path):
+async def test_bad_import_line_writes_nothing(cli, db_url, tmp_path):
     src = tmp_path / "bad.jsonl"
     src.write_text(json.dumps(LINES[0]) + "\n" + json.dumps({"content": "x", "importance": 9}) + "\n")
-    done = await run(db_url, "import", str(src), "--agent", "conv")
-    assert done.returncode == 2
-    assert done.stderr.strip().splitlines()[-1] == (
+    done = await cli("import", str(src), "--agent", "conv")
+    assert done.code == 2
+    assert done.err.strip().splitlines()[-1] == (
         "hindsight import: error: line 2: importance: 9 is out of range; allowed: 1 to 5")
     assert await rows(db_url, "SELECT 1 FROM memories") == []
     src.write_text('{"content": "ok"}\nnot json\n')
-    done = await run(db_url, "import", str(src))
-    assert done.returncode == 2 and "line 2" in done.stderr and "not valid JSON" in done.stderr
+    done = await cli("import", str(src))
+    assert done.code == 2 and "line 2" in done.err and "not valid JSON" in done.err
 
 
-async def test_cli_errors_are_one_line(db_url, tmp_path):
-    missing = await run(db_url, "import", str(tmp_path / "nope.jsonl"))
-    assert missing.returncode == 2 and "Traceback" not in missing.stderr
-    assert "No such file" in missing.stderr
-    both = await run(db_url, "recall")
-    assert both.returncode == 2 and "--query or --batch" in both.stderr
-    stored = await run(db_url, "store", "remember the milk", "--type", "semantic", "--json")
-    assert stored.returncode == 0 and json.loads(stored.stdout)["status"] == "created"
-    bad = await run(db_url, "store", "x", "--importance", "7")
-    assert bad.returncode == 2 and bad.stderr.strip() == "hindsight store: error: importance: 7 is out of range; allowed: 1 to 5"
+async def test_cli_errors_are_one_line(cli, tmp_path):
+    missing = await cli("import", str(tmp_path / "nope.jsonl"))
+    assert missing.code == 2 and "Traceback" not in missing.err
+    assert "No such file" in missing.err
+    both = await cli("recall")
+    assert both.code == 2 and "--query or --batch" in both.err
+    stored = await cli("store", "remember the milk", "--type", "semantic", "--json")
+    assert stored.code == 0 and json.loads(stored.out)["status"] == "created"
+    bad = await cli("store", "x", "--importance", "7")
+    assert bad.code == 2 and bad.err.strip() == "hindsight store: error: importance: 7 is out of range; allowed: 1 to 5"
+    not_json = await cli("store", "x", "--metadata", "{oops")
+    assert not_json.code == 2 and "argument --metadata: not valid JSON" in not_json.err
 
 
-async def test_import_is_a_restore_no_filter_no_dedup_no_expiry(db_url, tmp_path):
+async def test_import_is_a_restore_no_filter_no_dedup_no_expiry(cli, db_url, tmp_path):
     """should_store and dedup govern live writes; a restore keeps every record as given."""
     lines = [{"content": "ok", "timestamp": "2023-01-01T00:00:00Z"},          # chitchat: kept anyway
              {"content": "Same line twice", "timestamp": "2023-01-02T00:00:00Z", "importance": 1},
              {"content": "Same line twice", "timestamp": "2023-01-03T00:00:00Z", "importance": 1}]
     src = tmp_path / "restore.jsonl"
     src.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
-    done = await run(db_url, "import", str(src), "--agent", "r")
-    assert done.returncode == 0, done.stderr
+    done = await cli("import", str(src), "--agent", "r")
+    assert done.code == 0, done.err
     got = await rows(db_url, "SELECT content, expires_at, dedup_key FROM memories WHERE agent_id = 'r' ORDER BY created_at")
     assert [r["content"] for r in got] == ["ok", "Same line twice", "Same line twice"]
     assert all(r["expires_at"] is None and r["dedup_key"] is None for r in got)
     history = await rows(db_url, "SELECT action, call FROM memory_history WHERE agent_id = 'r'")
     assert [tuple(h) for h in history] == [("create", "import")] * 3
     # A live write of the same content afterwards is recognised as a duplicate.
-    again = await run(db_url, "store", "--agent", "r", "--json", "Same line twice")
-    assert json.loads(again.stdout)["status"] == "duplicate", again.stderr
+    again = await cli("store", "--agent", "r", "--json", "Same line twice")
+    assert json.loads(again.out)["status"] == "duplicate", again.err
+
+
+async def test_list_show_invalidate_forget(cli, db_url):
+    ids = {}
+    for text in ("The user prefers polars over pandas", "Deploys go out on Tuesdays",
+                 "用户希望所有回复都使用中文，并且代码注释也用中文写" * 3):
+        done = await cli("store", text, "--agent", "me", "--type", "semantic")
+        ids[text[:6]] = done.out.strip()
+    listed = await cli("list", "--agent", "me")
+    assert listed.code == 0, listed.err
+    lines = listed.out.splitlines()
+    assert lines[0].split() == ["ID", "CREATED", "TYPE", "I", "CONTENT"] and len(lines) == 4
+    assert all(len(line) <= 80 for line in lines)
+    assert {line[:8] for line in lines[1:]} == {i[:8] for i in ids.values()}
+
+    deploys = ids["Deploy"]
+    shown = await cli("show", deploys[:8], "--agent", "me")
+    assert shown.code == 0, shown.err
+    assert shown.out.splitlines()[0].split() == ["id", deploys]
+    assert "Deploys go out on Tuesdays" in shown.out and "create" in shown.out and "cli store" in shown.out
+    assert all(len(line) <= 80 for line in shown.out.splitlines())
+
+    inval = await cli("invalidate", deploys[:8], "--agent", "me", "--reason", "moved to Thursdays")
+    assert inval.code == 0, inval.err
+    assert json.loads(inval.out)["reason"] == "moved to Thursdays"
+    current = await cli("list", "--agent", "me", "--json")
+    assert deploys not in [m["id"] for m in json.loads(current.out)["memories"]]
+    everything = await cli("list", "--agent", "me", "--all")
+    assert f"{deploys[:8]}" in everything.out and "[invalidated] Deploys" in everything.out
+    history = await rows(db_url, "SELECT action, call, reason FROM memory_history WHERE memory_id = $1 ORDER BY seq",
+                         uuid.UUID(deploys))
+    assert [tuple(h) for h in history] == [("create", "cli store", None),
+                                           ("invalidate", "cli invalidate", "moved to Thursdays")]
+
+    gone = await cli("forget", deploys, "--agent", "me")
+    assert gone.code == 0 and json.loads(gone.out) == {"deleted": True, "id": deploys}
+    missing = await cli("show", deploys, "--agent", "me")
+    assert missing.code == 2 and "no memory with id" in missing.err
+    trail = await rows(db_url, "SELECT action, content FROM memory_history WHERE memory_id = $1 ORDER BY seq",
+                       uuid.UUID(deploys))
+    assert [h["action"] for h in trail] == ["create", "invalidate", "delete"] and all(h["content"] is None for h in trail)
+
+
+async def test_an_id_prefix_must_be_unambiguous_and_of_this_agent(cli):
+    ids = ["abcd0000-0000-4000-8000-000000000001", "abcd0000-0000-4000-8000-000000000002"]
+    lines = [json.dumps({"format": "hindsight-export/1", "memory_id": i, "content": f"note {n}",
+                         "timestamp": "2024-01-01T00:00:00Z", "memory_type": "episodic", "importance": 3,
+                         "metadata": {}, "tags": [], "session_id": None, "restore": {"history": []}})
+             for n, i in enumerate(ids)]
+    assert (await cli("import", "-", "--agent", "p", stdin="\n".join(lines) + "\n")).code == 0
+    for prefix in ("abcd", "abcd0000-0000-4000-8000-00000000000"):
+        ambiguous = await cli("show", prefix, "--agent", "p")
+        assert ambiguous.code == 2 and "is the start of several memories" in ambiguous.err, ambiguous.err
+        assert ids[0] in ambiguous.err and ids[1] in ambiguous.err
+    one = await cli("show", "abcd0000-0000-4000-8000-000000000002", "--agent", "p")
+    assert one.code == 0 and "note 1" in one.out
+    other = await cli("show", "abcd", "--agent", "somebody-else")
+    assert other.code == 2 and "no memory with id starting with 'abcd'" in other.err
+    nonsense = await cli("forget", "xyz", "--agent", "p")
+    assert nonsense.code == 2 and "is not a memory id or the start of one" in nonsense.err
+
+
+def test_version_is_the_package_version(capsys, monkeypatch, tmp_path):
+    import importlib.metadata
+
+    import pytest
+
+    from hindsight.cli import main
+
+    monkeypatch.setenv("HINDSIGHT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("HINDSIGHT_DATABASE_URL", raising=False)
+    for args in (["--version"], ["--help"]):
+        with pytest.raises(SystemExit) as stop:
+            main(args)
+        assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"hindsight {importlib.metadata.version('hindsight')}\n") and "usage: hindsight" in out
+    assert not (tmp_path / "home").exists()  # nothing started, nothing created
+
+
+def test_stats_tables_fit_80_columns_with_whole_headers():
+    from datetime import datetime, timezone
+
+    data = {"by_state": [{"agent_id": "default", "memory_type": "procedural", "current": 12345, "invalidated": 3,
+                          "expired": 1, "consolidated": 2, "faded": 4, "needs_review": 5}],
+            "archived": [{"agent_id": "default", "archive_reason": "superseded", "n": 7}],
+            "decay_histogram": {"0.2-0.3": 4, "0.9-1.0": 12000},
+            "runs": [{"id": 12, "started_at": datetime.now(timezone.utc), "as_of": datetime.now(timezone.utc),
+                      "status": "succeeded", "dry_run": False, "trigger": "scheduler", "report": {"seconds": 1.25}}]}
+    buf = io.StringIO()
+    render_stats(data, 80, file=buf)
+    text = buf.getvalue()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    for header in ("agent", "type", "current", "invalid", "expired", "consol", "faded", "review", "started",
+                   "as of", "status", "trigger", "12345", "12000", "scheduler"):
+        assert header in text, header
+
+
+def test_memory_table_cuts_content_not_columns():
+    memories = [{"id": "0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69", "created_at": "2024-03-10T14:30:00+00:00",
+                 "memory_type": "procedural", "importance": 4, "content": "pip install fails " * 20,
+                 "invalidated_at": "2024-04-01T00:00:00+00:00", "invalidated_by": None}]
+    lines = render.memory_table(memories, 80)
+    assert lines[1].startswith("0b7e3c5e  2024-03-10  procedural 4  [invalidated] pip install fails")
+    assert len(lines[1]) == 80 and lines[1].endswith("…")
+    Console(width=80, file=io.StringIO())  # rich is importable: the stats view depends on it
+
+
+def test_the_installed_script_runs(db_url, tmp_path):
+    """One smoke test through the console script, as a user runs it."""
+    exe = Path(sys.executable).parent / "hindsight"
+    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_EMBED_THREADS="1")
+    stored = subprocess.run([str(exe), "store", "The CI runs on GitHub Actions", "--agent", "smoke"],
+                            capture_output=True, text=True, env=env, timeout=300)
+    assert stored.returncode == 0, stored.stderr
+    listed = subprocess.run([str(exe), "list", "--agent", "smoke"], capture_output=True, text=True, env=env,
+                            timeout=300)
+    assert listed.returncode == 0 and stored.stdout.strip()[:8] in listed.stdout
+    assert listed.stderr == "", listed.stderr  # quiet by default: no library logs

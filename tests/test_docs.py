@@ -10,7 +10,6 @@ from pathlib import Path
 import anyio
 
 from hindsight.cli import parser
-from test_cli import run as cli
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -28,23 +27,24 @@ def test_every_cli_command_is_in_the_readme():
     assert "pip install -e '.[test]' && python -m pytest" in README
 
 
-async def test_readme_commands_run(db_url):
+async def test_readme_commands_run(cli):
     for client in ("claude-desktop", "cursor", "vscode", "claude-code"):
-        out = await cli(db_url, "mcp-config", "--client", client)
-        config = json.loads(out.stdout)
+        out = await cli("mcp-config", "--client", client)
+        config = json.loads(out.out)
         server = (config.get("mcpServers") or config["servers"])["hindsight"]
         assert server["command"].endswith("hindsight-server")
-    assert len((await cli(db_url, "keygen")).stdout.strip()) == 44
-    stored = await cli(db_url, "store", "Prefers polars", "--type", "semantic", "--importance", "4", "--json")
-    assert json.loads(stored.stdout)["status"] == "created"
-    recalled = await cli(db_url, "recall", "--query", "dataframe library?", "--json")
-    assert json.loads(recalled.stdout)["memories"][0]["content"] == "Prefers polars"
-    for args in (("migrate",), ("stats", "--json"), ("maintain", "--dry-run", "--json"), ("export",)):
-        done = await cli(db_url, *args)
-        assert done.returncode == 0, (args, done.stderr)
-    doctor = await cli(db_url, "doctor")
-    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
-    assert "stdout clean" in doctor.stdout and "tools" in doctor.stdout
+    assert len((await cli("keygen")).out.strip()) == 44
+    stored = await cli("store", "Prefers polars", "--type", "semantic", "--importance", "4", "--json")
+    assert json.loads(stored.out)["status"] == "created"
+    recalled = await cli("recall", "--query", "dataframe library?", "--json")
+    assert json.loads(recalled.out)["memories"][0]["content"] == "Prefers polars"
+    for args in (("migrate",), ("stats", "--json"), ("maintain", "--dry-run", "--json"), ("export",), ("list",),
+                 ("show", json.loads(stored.out)["id"][:8]), ("stats",)):
+        done = await cli(*args)
+        assert done.code == 0, (args, done.err)
+    doctor = await cli("doctor")
+    assert doctor.code == 0, doctor.out + doctor.err
+    assert "stdout clean" in doctor.out and "tools" in doctor.out
     help_ = await anyio.to_thread.run_sync(lambda: subprocess.run(
         [str(Path(sys.executable).parent / "hindsight"), "--help"], capture_output=True, text=True))
     assert all(c in help_.stdout for c in commands())

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import json
 import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import anyio
 import asyncpg
 from cryptography.fernet import Fernet
 
@@ -16,15 +14,10 @@ from hindsight.embed import AsyncEmbedder
 from hindsight.maintenance import Maintenance
 from hindsight.memories import Memories, WritePolicy
 from hindsight.privacy import Sealer
-from mcp_client import server_env
 
 KEY = Fernet.generate_key().decode()
-
-
-def cli(url: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    exe = Path(sys.executable).parent / "hindsight"
-    env = server_env(HINDSIGHT_DATABASE_URL=url, HINDSIGHT_EMBED_THREADS="1", HINDSIGHT_ENCRYPTION_KEY=KEY)
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, input=stdin, timeout=300)
+OLD_EXPORT = Path(__file__).parent / "data" / "export_0.1.0.jsonl"  # written by hindsight 0.1.0 (e2c4b10)
+OLD_KEY = "gEdXVL8FO6BY-elPaw1D9qs0_PZ3kopSRRQz5HcOMI8="            # the test key its sealed line used
 
 
 async def dump(url: str) -> dict[str, list]:
@@ -48,7 +41,7 @@ async def dump(url: str) -> dict[str, list]:
         await conn.close()
 
 
-async def test_export_import_round_trip_is_exact(db, db_url, empty_db_url, embedder):
+async def test_export_import_round_trip_is_exact(cli, db, db_url, empty_db_url, embedder):
     m = Memories(db, AsyncEmbedder(embedder), WritePolicy(sealer=Sealer(KEY)))
     old = await m.store("a", "The user prefers pandas", memory_type="semantic", slot="pref:df", importance=4)
     await m.store("a", "The user prefers polars", memory_type="semantic", slot="pref:df", importance=4)
@@ -69,15 +62,15 @@ async def test_export_import_round_trip_is_exact(db, db_url, empty_db_url, embed
     await Maintenance(db, m).run(datetime.now(timezone.utc) + timedelta(days=8))      # archives it (and decays)
     assert await db.pool.fetchval("SELECT count(*) FROM memories_archive WHERE id = $1", uuid.UUID(brief["id"])) == 1
 
-    exported = await anyio.to_thread.run_sync(lambda: cli(db_url, "export", "--agent", "a"))
-    assert exported.returncode == 0, exported.stderr
-    assert "hunter2" not in exported.stdout  # sealed stays sealed
-    lines = exported.stdout.splitlines()
+    exported = await cli("export", "--agent", "a", HINDSIGHT_ENCRYPTION_KEY=KEY)
+    assert exported.code == 0, exported.err
+    assert "hunter2" not in exported.out  # sealed stays sealed
+    lines = exported.out.splitlines()
     assert len(lines) == 8  # 6 memories, 1 archived, the deleted one's trail
 
-    imported = await anyio.to_thread.run_sync(lambda: cli(empty_db_url, "import", "-", "--agent", "a",
-                                                          stdin=exported.stdout))
-    assert imported.returncode == 0, imported.stderr
+    imported = await cli("import", "-", "--agent", "a", stdin=exported.out, url=empty_db_url,
+                         HINDSIGHT_ENCRYPTION_KEY=KEY)
+    assert imported.code == 0, imported.err
     before, after = await dump(db_url), await dump(empty_db_url)
     assert before["columns"] == after["columns"]
     only_a = [r for r in before["memories"] if r[before["columns"].index("agent_id")] == "a"]
@@ -86,6 +79,8 @@ async def test_export_import_round_trip_is_exact(db, db_url, empty_db_url, embed
     assert after["state"] == [r for r in before["state"] if r[0] == "a"]
     assert after["history"] == [r for r in before["history"] if r[0] == "a"]
     assert len(after["archive"]) == 1 and after["archive"] == [r for r in before["archive"] if r[0] == "a"]
+    again = await cli("export", "--agent", "a", url=empty_db_url)
+    assert again.out == exported.out  # export -> import -> export: byte for byte
 
 
 def _diff(before, after, cols):
@@ -95,16 +90,64 @@ def _diff(before, after, cols):
                 print("DIFF", c, repr(x)[:120], repr(y)[:120])
 
 
-async def test_a_hand_written_export_line_with_a_secret_is_still_redacted(empty_db_url):
+async def test_a_hand_written_export_line_with_a_secret_is_still_redacted(cli, empty_db_url):
     line = {"format": "hindsight-export/1", "memory_id": str(uuid.uuid4()), "content": "db password: hunter2-x",
             "timestamp": "2026-01-01T00:00:00Z", "memory_type": "semantic", "importance": 3, "metadata": {},
             "tags": [], "session_id": None, "restore": {"history": []}}
-    done = await anyio.to_thread.run_sync(lambda: cli(empty_db_url, "import", "-", "--agent", "a",
-                                                      stdin=__import__("json").dumps(line) + "\n"))
-    assert done.returncode == 0, done.stderr
+    done = await cli("import", "-", "--agent", "a", stdin=json.dumps(line) + "\n", url=empty_db_url,
+                     HINDSIGHT_ENCRYPTION_KEY=KEY)
+    assert done.code == 0, done.err
     conn = await asyncpg.connect(empty_db_url)
     try:
         row = await conn.fetchrow("SELECT content, sealed FROM memories")
     finally:
         await conn.close()
     assert row["content"] == "db password: [REDACTED:password]" and row["sealed"] is not None
+
+
+async def test_an_export_written_by_0_1_0_imports_and_exports_the_same_bytes(cli, empty_db_url):
+    """Someone's backup from the first release: it imports, and exporting it again gives the
+    same file, placeholders included ("[REDACTED:api_key]" is not redacted a second time)."""
+    old = OLD_EXPORT.read_text(encoding="utf-8")
+    done = await cli("import", str(OLD_EXPORT), "--agent", "fixture", url=empty_db_url, HINDSIGHT_ENCRYPTION_KEY=OLD_KEY)
+    assert done.code == 0, done.err
+    assert "imported 9 memories" in done.err
+    again = await cli("export", "--agent", "fixture", url=empty_db_url)
+    import difflib
+    assert again.out == old, "\n".join(difflib.unified_diff(old.splitlines(), again.out.splitlines(), lineterm="", n=0))[:3000]
+    assert "my api key is [REDACTED:api_key]" in again.out and "[REDACTED:secret]" not in again.out
+    sealed = next(json.loads(x) for x in old.splitlines() if "Staging password" in x)
+    shown = await cli("show", sealed["memory_id"], "--agent", "fixture", "--reveal", "--json", url=empty_db_url,
+                      HINDSIGHT_ENCRYPTION_KEY=OLD_KEY)
+    assert json.loads(shown.out)["memory"]["content"] == "Staging password is hunter2-staging"
+
+
+async def test_importing_an_export_again_is_idempotent(cli, db_url):
+    """Into the database it came from: nothing doubles, nothing fails; --on-conflict
+    replace writes the file's version in place; the export stays byte-identical."""
+    await cli("import", str(OLD_EXPORT), "--agent", "fixture", HINDSIGHT_ENCRYPTION_KEY=OLD_KEY)
+    first = await cli("export", "--agent", "fixture")
+    skipped = await cli("import", "-", "--agent", "fixture", stdin=first.out)
+    assert skipped.code == 0, skipped.err
+    assert "imported 0 memories" in skipped.err and "skipped 10 lines already present, replaced 0" in skipped.err
+    assert (await cli("export", "--agent", "fixture")).out == first.out
+    replaced = await cli("import", "-", "--agent", "fixture", "--on-conflict", "replace", stdin=first.out)
+    assert replaced.code == 0, replaced.err
+    assert "imported 9 memories" in replaced.err and "skipped 0 lines already present, replaced 10" in replaced.err
+    assert (await cli("export", "--agent", "fixture")).out == first.out
+    conn = await asyncpg.connect(db_url)
+    try:
+        assert await conn.fetchval("SELECT count(*) FROM memories WHERE agent_id = 'fixture'") == 8
+        assert await conn.fetchval("SELECT count(*) FROM memories_archive WHERE agent_id = 'fixture'") == 1
+    finally:
+        await conn.close()
+
+
+async def test_a_memory_forgotten_since_the_export_stays_forgotten(cli, db_url):
+    await cli("import", str(OLD_EXPORT), "--agent", "fixture", HINDSIGHT_ENCRYPTION_KEY=OLD_KEY)
+    polars = next(json.loads(x)["memory_id"] for x in OLD_EXPORT.read_text().splitlines() if "polars" in x)
+    assert (await cli("forget", polars, "--agent", "fixture")).code == 0
+    await cli("import", str(OLD_EXPORT), "--agent", "fixture")
+    assert (await cli("show", polars, "--agent", "fixture")).code == 2
+    await cli("import", str(OLD_EXPORT), "--agent", "fixture", "--on-conflict", "replace")
+    assert (await cli("show", polars, "--agent", "fixture")).code == 0

@@ -18,7 +18,22 @@ from hindsight.errors import ConfigError, InvalidInput
 from hindsight.maintenance import Maintenance, restore
 from hindsight.scheduling import build
 
-from test_cli import run as cli
+from mcp_client import server_env
+
+
+def hindsight(db_url, *args):
+    """The installed script in its own process (two at once compete for the advisory lock)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "hindsight"
+    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_EMBED_THREADS="1")
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+async def run_script(db_url, *args):
+    return await anyio.to_thread.run_sync(lambda: hindsight(db_url, *args))
 
 
 def at(days: float) -> datetime:
@@ -138,8 +153,8 @@ async def test_concurrent_runs_do_the_work_once(db, db_url, memories):
     assert skipped["status"] == "skipped"
     # Two processes at once: however they overlap, the decay happens once.
     when = at(5).isoformat()
-    a, b = await asyncio.gather(cli(db_url, "maintain", "--json", "--now", when),
-                                cli(db_url, "maintain", "--json", "--now", when))
+    a, b = await asyncio.gather(run_script(db_url, "maintain", "--json", "--now", when),
+                                run_script(db_url, "maintain", "--json", "--now", when))
     assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stderr)
     reports = [json.loads(a.stdout), json.loads(b.stdout)]
     changed = sum(r["decay"]["changed"] for r in reports if r["status"] == "succeeded")
@@ -148,31 +163,85 @@ async def test_concurrent_runs_do_the_work_once(db, db_url, memories):
     assert [r["status"] for r in statuses][0] == "skipped"
 
 
-async def test_scheduler_job_is_configured_and_runs_the_job(db, memories):
-    scheduler = build(Maintenance(db, memories), "0 3 * * *")
+async def test_scheduler_job_is_configured_runs_the_job_and_says_what_it_did(db, memories, caplog):
+    scheduler = build(Maintenance(db, memories), "0 3 * * *", "Asia/Shanghai")
     job = scheduler.get_job("maintenance")
     assert job.coalesce is True and job.max_instances == 1
     assert str(job.trigger) == "cron[month='*', day='*', day_of_week='*', hour='3', minute='0']"
-    await job.func()
+    assert str(job.trigger.timezone) == "Asia/Shanghai"
+    await memories.store("a", "Note for the nightly run", importance=1)
+    with caplog.at_level("INFO", logger="hindsight.scheduler"):
+        await job.func()
     assert await db.pool.fetchval("SELECT trigger FROM maintenance_runs") == "scheduler"
+    said = [r.getMessage() for r in caplog.records if r.name == "hindsight.scheduler"]
+    assert said[0].startswith("maintenance succeeded in ") and "decay changed" in said[0]
+    assert "archived 0 expired and 0 superseded" in said[0] and "1 live, 0 archived" in said[0]
+    assert said[1].startswith("next maintenance run at ") and said[1].endswith("03:00 CST")
     with pytest.raises(ConfigError, match="HINDSIGHT_MAINTENANCE_CRON"):
         Settings.from_env({"HINDSIGHT_MAINTENANCE_CRON": "every night"})
+    with pytest.raises(ConfigError, match="HINDSIGHT_TIMEZONE='Mars/Base' is not a time zone"):
+        Settings.from_env({"HINDSIGHT_TIMEZONE": "Mars/Base"})
 
 
-async def test_stats_and_maintain_cli(db_url, memories):
+async def test_the_scheduler_says_when_it_runs_next_at_the_default_log_level(db_url):
+    """`hindsight scheduler` (and `docker compose logs scheduler`) shows its plan; libraries
+    stay quiet (no alembic INFO lines)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_TIMEZONE="UTC")
+    env.pop("HINDSIGHT_LOG_LEVEL")  # the default
+    proc = subprocess.Popen([str(Path(sys.executable).parent / "hindsight"), "scheduler"], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = await anyio.to_thread.run_sync(proc.stderr.readline)
+        deadline = time.monotonic() + 60
+        while "next run at" not in line and line and time.monotonic() < deadline:
+            line = await anyio.to_thread.run_sync(proc.stderr.readline)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest = await anyio.to_thread.run_sync(lambda: proc.communicate(timeout=60))
+    assert "INFO hindsight.scheduler: maintenance scheduled at '0 3 * * *' (UTC); next run at " in line
+    assert line.rstrip().endswith("03:00 UTC")
+    assert proc.returncode == 0 and "scheduler stopped" in rest[1]
+    assert "alembic" not in line + rest[1] and rest[0] == ""
+
+
+async def test_stats_and_maintain_cli(cli, memories):
     await memories.store("a", "Fact about stats", importance=1)
-    done = await cli(db_url, "maintain", "--json", "--now", at(8).isoformat())
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+    done = await cli("maintain", "--json", "--now", at(8).isoformat())
+    assert done.code == 0, done.err
+    report = json.loads(done.out)
     assert report["status"] == "succeeded" and report["archive"]["archived_expired"] == 1
-    stats = await cli(db_url, "stats", "--json")
-    data = json.loads(stats.stdout)
+    stats = await cli("stats", "--json")
+    data = json.loads(stats.out)
     assert data["archived"] == [{"agent_id": "a", "archive_reason": "expired", "n": 1}]
     assert data["runs"][0]["status"] == "succeeded"
-    table = await cli(db_url, "stats")
-    assert table.returncode == 0 and "last maintenance runs" in table.stdout
-    bad = await cli(db_url, "maintain", "--now", "yesterday")
-    assert bad.returncode == 2 and "--now" in bad.stderr
+    table = await cli("stats")
+    assert table.code == 0 and "last maintenance runs" in table.out
+    assert max(len(line) for line in table.out.splitlines()) <= 80
+    bad = await cli("maintain", "--now", "yesterday")
+    assert bad.code == 2 and "--now" in bad.err
+
+
+async def test_a_restored_memory_comes_back_fresh_and_default_recall_finds_it(cli, db, memories, recall):
+    """Archived after fading: `hindsight restore` brings it back as if just recalled, so the
+    default recall (decay_score >= 0.3) returns it, and the next nightly run keeps it there."""
+    faded = (await memories.store("a", "The VPN gateway for the Berlin office is vpn-ber-2", importance=1))["id"]
+    await Maintenance(db, memories).run(at(13))       # faded (exp(-0.1·13) = 0.27), expired, archived
+    archived = await db.pool.fetchval("SELECT decay_score FROM memories_archive WHERE id = $1", uuid.UUID(faded))
+    assert archived < 0.3
+    done = await cli("restore", faded[:8], "--agent", "a")
+    assert done.code == 0, done.err
+    back = json.loads(done.out)
+    assert back["current"] and back["decay_score"] == 1.0
+    hits = await recall.retrieve("a", "VPN gateway Berlin office")
+    assert hits["memories"][0]["id"] == faded
+    await Maintenance(db, memories).run(at(0.5))      # tonight's run: recomputed from the restore, not the past
+    assert await decay_of(db, faded) >= 0.9
 
 
 async def test_migrations_go_down_and_up_again(db_url):

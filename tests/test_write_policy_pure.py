@@ -74,9 +74,13 @@ def test_failure_memory_carries_error_and_parameters():
     assert d.metadata["task_type"] == "upgrade" and d.metadata["error"] == "scipy requires numpy<1.27"
 
 
-def test_long_tool_output_is_cut_and_says_so():
-    d = should_store(Interaction("", tool_results=(ToolResult("cat", None, "y" * 5000),)))
-    assert "3000 more characters not kept" in d.content and len(d.content) < 2200
+def test_long_tool_output_keeps_head_tail_and_errors_and_says_so():
+    log = "\n".join(f"step {i}: ok" for i in range(600))
+    log = log.replace("step 300: ok", "step 300: ERROR disk quota exceeded")
+    d = should_store(Interaction("", tool_results=(ToolResult("make", None, log),)))
+    assert d.content.startswith("make -> step 0: ok") and d.content.endswith("step 599: ok")
+    assert "ERROR disk quota exceeded" in d.content and "characters cut: head, tail and error lines kept" in d.content
+    assert len(d.content) <= 2000 + len("make -> ")
 
 
 @pytest.mark.parametrize("kwargs, field", [

@@ -90,9 +90,36 @@ FROM moved
 RETURNING id;
 
 -- name: restore_state
--- The restored memory's counters, as archived ($3 decay_score, $4 access_count, $5 last_accessed).
+-- An exactly restored memory's counters, as exported ($3 decay_score, $4 access_count,
+-- $5 last_accessed).
 UPDATE memory_state SET decay_score = $3, access_count = $4, last_accessed = $5
 WHERE agent_id = $1 AND id = $2;
+
+-- name: restore_state_fresh
+-- A memory brought back from the archive on purpose is treated as just recalled: its
+-- access count as archived ($3), last_accessed now ($4), and decay restarted where
+-- hindsight_decay puts a memory seen now (strength + min(0.1 · access_count, 0.5)), so
+-- default recall (decay_score >= 0.3) finds it again.
+UPDATE memory_state
+SET access_count = $3::integer, last_accessed = $4,
+    decay_score = round(least(1.0, strength + least(0.1 * $3::integer, 0.5))::numeric, 3)::real
+WHERE agent_id = $1 AND id = $2;
+
+-- name: forget_archived
+-- "Forget this" for an archived memory: gone from the archive, its history content
+-- blanked, a delete row added (what the delete trigger does for live memories).
+WITH gone AS (
+    DELETE FROM memories_archive WHERE agent_id = $1 AND id = $2
+    RETURNING agent_id, id, memory_type, importance, slot
+), blanked AS (
+    UPDATE memory_history h SET content = NULL, metadata = NULL
+    FROM gone WHERE h.agent_id = gone.agent_id AND h.memory_id = gone.id
+)
+INSERT INTO memory_history (agent_id, memory_id, action, call, reason, memory_type, importance, slot)
+SELECT agent_id, id, 'delete', hindsight_call(), nullif(current_setting('hindsight.reason', true), ''),
+       memory_type, importance, slot
+FROM gone
+RETURNING memory_id;
 
 -- name: counts
 -- Live and archived rows, for the run's reconciliation.
@@ -143,3 +170,6 @@ SELECT least(floor(decay_score * 10), 9)::int AS bucket, count(*) AS n
 FROM memory_state
 WHERE current AND ($1::text IS NULL OR agent_id = $1)
 GROUP BY 1 ORDER BY 1;
+
+-- name: memory_decay
+SELECT decay_score FROM memory_state WHERE agent_id = $1 AND id = $2;

@@ -53,3 +53,22 @@ INSERT INTO memories_archive (agent_id, id, session_id, memory_type, content, co
 VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, COALESCE($12, now()),
         COALESCE($13, now()), COALESCE($14, now()), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,
         $27, $28, $29, $30, $31, $32, nextval('memories_seq'));
+
+-- name: restore_present
+-- Which of the exported memory ids ($2) this agent already has: live, archived, or the
+-- trail of one that was deleted (a re-import does not bring back what was forgotten).
+SELECT id FROM memories WHERE agent_id = $1 AND id = ANY($2::uuid[])
+UNION
+SELECT id FROM memories_archive WHERE agent_id = $1 AND id = ANY($2::uuid[])
+UNION
+SELECT memory_id FROM memory_history WHERE agent_id = $1 AND memory_id = ANY($2::uuid[]);
+
+-- name: restore_remove_memories
+-- --on-conflict replace: the rows the exported ones take the place of (restore_remove_history follows).
+WITH archived AS (
+    DELETE FROM memories_archive WHERE agent_id = $1 AND id = ANY($2::uuid[])
+)
+DELETE FROM memories WHERE agent_id = $1 AND id = ANY($2::uuid[]);
+
+-- name: restore_remove_history
+DELETE FROM memory_history WHERE agent_id = $1 AND memory_id = ANY($2::uuid[]);
