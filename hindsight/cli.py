@@ -320,6 +320,12 @@ def cmd_mcp_config(args, settings: Settings) -> int:
     return 0
 
 
+def cmd_ui(args, settings: Settings) -> int:
+    from .ui.serve import run
+
+    return run(settings, port=args.port, open_browser=not args.no_browser, agent=args.agent)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="hindsight", description="Long-term memory for LLM agents.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -388,6 +394,13 @@ def parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("doctor", help="check database, pgvector, migrations and embedder")
     s.set_defaults(func=cmd_doctor)
+
+    s = sub.add_parser("ui", help="a local web page (127.0.0.1, token in the printed URL) to see, search, "
+                                  "explain and correct memories")
+    s.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: a free one)")
+    s.add_argument("--no-browser", action="store_true", help="only print the URL, do not open a browser")
+    s.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID); others as HINDSIGHT_ALLOWED_AGENTS allows")
+    s.set_defaults(func=cmd_ui)
 
     s = sub.add_parser("mcp-config", help="print the JSON an IDE needs to launch the server")
     s.add_argument("--client", default="claude-desktop",
