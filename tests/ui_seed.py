@@ -19,6 +19,8 @@ async def seed(memories: Memories, agent: str = "dev") -> dict[str, str]:
     await put("polars", "The user prefers polars over pandas for dataframes", memory_type="semantic", importance=4)
     await put("db_old", "The production database runs on PostgreSQL 14 on host db1.internal",
               memory_type="semantic", importance=4)
+    await memories.store(agent, "The production database runs on PostgreSQL 14 on host db1.internal",
+                         memory_type="semantic", importance=4)  # said again: reinforces the first
     newer = await put("db_new", "The production database has now moved to PostgreSQL 16 on host db2.internal",
                       memory_type="semantic", importance=4)
     ids["conflict_listed"] = str(bool(newer["memory"] and newer.get("possible_conflicts")))

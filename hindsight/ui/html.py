@@ -152,7 +152,7 @@ button.quiet { background: #fff; color: var(--fg); border-color: #b9c1cf; }
 form.act { margin: .4rem 0; }
 .timeline { list-style: none; margin: 0; padding: 0; }
 .timeline li { border-left: 3px solid var(--line); padding: .2rem 0 .6rem .8rem; position: relative; }
-.timeline li b { text-transform: capitalize; }
+
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: .8rem; align-items: end; }
 .act h3 { margin-top: 0; }
 svg { display: block; width: 100%; height: auto; max-width: 100%; }

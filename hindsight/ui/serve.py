@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import signal
 import socket
 import sys
 import webbrowser
@@ -39,6 +40,21 @@ def run(settings: Settings, *, port: int = 0, open_browser: bool = True, agent: 
     return 0
 
 
+class _Server(uvicorn.Server):
+    """Stops on SIGINT or SIGTERM and returns, so the pool closes and the embedded database
+    is released at exit. (uvicorn's own handling raises the signal again once it has shut
+    down, which ends the process before either happens.)"""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        previous = {sig: signal.signal(sig, self.handle_exit) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
 def listen(port: int) -> socket.socket:
     """A listening socket on the loopback interface only (0: a free port)."""
     if not 0 <= port <= 65535:
@@ -66,7 +82,7 @@ async def _serve(settings: Settings, url: str, ui: Ui, sock: socket.socket, open
         config = uvicorn.Config(create_app(ui, token=token, port=port), lifespan="off", log_config=None,
                                 access_log=False, proxy_headers=False, server_header=False,
                                 timeout_graceful_shutdown=5)
-        server = uvicorn.Server(config)
+        server = _Server(config)
         serving = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started and not serving.done():
             await asyncio.sleep(0.05)

@@ -196,15 +196,21 @@ def _results(c: Ctx, result: dict[str, Any]) -> Safe:
     if not hits:
         return card("No memories found", head + Safe('<p class="muted">Nothing passed the filters.</p>'))
     by_id = {h["id"]: h for h in hits}
-    return card(f"{len(hits)} memories, best first", head + join(_hit(c, n, h, by_id) for n, h in enumerate(hits, 1)))
+    legend = join(fmt("<dt>{name}</dt><dd>{means}</dd>", name=name, means=means)
+                  for name, _, means in explain.score_lines(EVERY_PART))
+    return card(f"{len(hits)} memories, best first", head + join(_hit(c, n, h, by_id) for n, h in enumerate(hits, 1))
+                + fmt('<h3>Score parts</h3><dl class="meta">{legend}</dl>', legend=legend))
+
+
+EVERY_PART = {"score_parts": {"dense": 0, "keyword": 0, "relevance": 0, "time": 0, "tools": 0, "session": 0,
+                              "context": 0}}
 
 
 def _hit(c: Ctx, rank: int, h: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> Safe:
     chans = join(fmt('<span class="chan">{ch}</span>', ch=ch) for ch in h["channels"])
     why = join(fmt("<li>{r}</li>", r=r) for r in explain.reasons(h))
-    parts = join(fmt('<tr><td>{name}</td><td class="n">{v}</td><td>{bar}</td><td class="muted">{means}</td></tr>',
-                     name=name, v=f"{value:.3f}", bar=_bar(value), means=means)
-                 for name, value, means in explain.score_lines(h))
+    parts = join(fmt('<tr><td>{name}</td><td class="n">{v}</td><td>{bar}</td></tr>',
+                     name=name, v=f"{value:.3f}", bar=_bar(value)) for name, value, _ in explain.score_lines(h))
     newer = h.get("possibly_outdated_by")
     outdated = fmt('<p>Possibly outdated by a newer memory that says this changed: <a href="{url}">{text}</a></p>',
                    url=memory_url(c, newer), text=short(by_id.get(newer, {}).get("content") or newer, 120)) \
@@ -305,7 +311,9 @@ def _relations(c: Ctx, p: dict[str, Any]) -> Safe:
             fmt("<li>{b}<br><span class=\"hint\">{why}</span></li>", b=brief(c, s), why=s.get("invalidation_reason"))
             for s in p["superseded"])))
     open_here = p["own"] and p["where"] == "live" and not m.get("invalidated_at")
-    if p["likely_replaces"]:
+    decided = {x["id"] for x in p["superseded"]}
+    likely = [old for old in p["likely_replaces"] if old["id"] not in decided]
+    if likely:
         parts.append(fmt("<h3>It likely replaces (possible conflicts)</h3>"
                          '<p class="hint">When it was stored it said something changed, and these older '
                          "memories are about the same thing. Recall ranks this one above them until you decide."
@@ -313,8 +321,8 @@ def _relations(c: Ctx, p: dict[str, Any]) -> Safe:
                              fmt("<li>{b}{acts}</li>", b=brief(c, old),
                                  acts=_decide(c, p["id"], old["id"]) if open_here and not old.get("missing")
                                  and not old.get("invalidated_at") and not old.get("archived") else "")
-                             for old in p["likely_replaces"])))
-    if p["likely_replaced_by"]:
+                             for old in likely)))
+    if p["likely_replaced_by"] and not m.get("invalidated_at"):
         parts.append(fmt("<h3>Likely replaced by (possible conflicts)</h3><ul>{li}</ul>", li=join(
             fmt("<li>{b}{acts}</li>", b=brief(c, new),
                 acts=_decide(c, new["id"], p["id"]) if p["own"] and p["where"] == "live"
@@ -349,7 +357,7 @@ def _corrections(c: Ctx, p: dict[str, Any]) -> Safe:
         '<label class="inline"><input type="checkbox" name="confirm" value="yes" required> '
         "yes, delete this memory and the content of its history</label><br>"), cls="danger")
     return card("Corrections", fmt('<div class="pair">{a}</div>', a=acts),
-                "Both are recorded in its history with call ui.")
+                "Each correction is recorded in its history with call ui.")
 
 
 def _history(c: Ctx, rows: list[dict[str, Any]]) -> Safe:
@@ -364,7 +372,7 @@ def _history(c: Ctx, rows: list[dict[str, Any]]) -> Safe:
         text = fmt('<div class="content">{t}</div>', t=r["content"]) if changed and r["action"] != "create" else ""
         last = r["content"] if r.get("content") is not None else last
         items.append(fmt('<li><b>{action}</b> <span class="muted">{at} · by {call}</span>{related}{reason}{text}</li>',
-                         action=explain.ACTIONS.get(r["action"], r["action"]), at=when(r["at"], c.tz),
+                         action=explain.ACTIONS.get(r["action"], r["action"]).capitalize(), at=when(r["at"], c.tz),
                          call=r["call"], related=related, text=text,
                          reason=fmt('<br><span class="hint">{w}</span>', w=r["reason"]) if r.get("reason") else ""))
     return card("History", fmt('<ol class="timeline">{li}</ol>', li=join(items)),
