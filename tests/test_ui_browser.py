@@ -61,10 +61,11 @@ async def ui_url(db_url, memories, tmp_path):
     finally:
         proc.terminate()
         code = await anyio.to_thread.run_sync(lambda: proc.wait(timeout=60))
+        rest = proc.stdout.read()
         log.seek(0)
         print(f"hindsight ui exited with {code}; stderr:\n{log.read()}")
         log.close()
-        assert code == 0
+        assert code == 0 and rest == ""  # stopped cleanly; stdout carried the URL alone
 
 
 async def shot(page, name: str) -> None:

@@ -4,6 +4,7 @@ real embedder: the gate, every page, search explanations, corrections and their 
 from __future__ import annotations
 
 import re
+import socket
 import uuid
 from html import unescape
 from datetime import datetime, timedelta, timezone
@@ -20,6 +21,7 @@ from hindsight.privacy import Sealer
 from hindsight.recall import Recall
 from hindsight.ui.app import Ui, allowed_agents, create_app
 from hindsight.ui.data import Services
+from test_cli import run as cli
 from ui_seed import HOSTILE, seed
 
 TOKEN = "t0ken-for-tests"
@@ -285,3 +287,15 @@ async def test_restore_from_the_archive_with_call_ui(client, services, ids):
     assert (await history(services.db, short["id"]))[-2:] == [
         ("archive", "maintain", "archive: expired", None), ("restore", "ui", "restored from archive (expired)", None)]
     assert "current" in (await client.get(f"/memory/{short['id']}")).text
+
+
+async def test_ui_command_refuses_a_bad_or_busy_port(db_url):
+    bad = await cli(db_url, "ui", "--port", "70000", "--no-browser")
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip() == "hindsight ui: error: --port 70000: must be from 1 to 65535 (0: a free port)"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        busy = await cli(db_url, "ui", "--port", str(port), "--no-browser")
+    assert busy.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in busy.stderr and busy.stdout == ""

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from .html import Safe, fmt, join
 
 WIDTH, HEIGHT = 640, 210
-LEFT, RIGHT, TOP, BOTTOM = 44, 8, 26, 36
+LEFT, RIGHT, TOP, BOTTOM = 44, 18, 26, 36
 
 
 @dataclass(frozen=True)

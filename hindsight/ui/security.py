@@ -135,9 +135,11 @@ def _refuse(why: str) -> HTMLResponse:
 async def checked_form(request: Request) -> dict[str, str]:
     """The POSTed form (application/x-www-form-urlencoded), refused unless it carries the
     session's CSRF token."""
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise Forbidden("The form is too large.")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM_BYTES:
+            raise Forbidden("The form is too large.")
     form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
     csrf = request.state.csrf
     if not secrets.compare_digest(form.get("csrf", "").encode(), csrf.encode()):
