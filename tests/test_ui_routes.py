@@ -156,6 +156,8 @@ async def test_every_page_renders(client, ids):
     assert "PostgreSQL 14" in conflicts.text and "PostgreSQL 16" in conflicts.text
     stale = await client.get(f"/memory/{ids['stale']}")
     assert "invalidated" in stale.text and "the runner image was upgraded" in stale.text
+    empty = await client.get("/?agent=ops")
+    assert empty.status_code == 200 and "No memories yet." in empty.text
     missing = await client.get(f"/memory/{uuid.uuid4()}")
     assert missing.status_code == 404 and "no memory with id" in missing.text
 

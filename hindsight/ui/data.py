@@ -70,13 +70,15 @@ async def activity(s: Services, agent: str, now: datetime) -> dict[str, Any]:
 async def forecast(s: Services, agent: str, now: datetime) -> dict[str, Any]:
     """What leaves recall in the next DAYS days if nobody recalls it: decay below the cut
     (hindsight_decay at each future day), or expiry."""
-    fading, expiring = [0] * DAYS, [0] * DAYS
-    for r in await s.db.fetch("ui_fading_by_day", agent, now, s.decay_lambda, MIN_RECALL_DECAY, DAYS):
+    fading, expiring, first = [0] * DAYS, [0] * DAYS, []
+    for r in await s.db.fetch("ui_fading", agent, now, s.decay_lambda, MIN_RECALL_DECAY, DAYS, SOONEST):
         fading[r["day"] - 1] = r["n"]
+        first += [(r["day"], mid) for mid in r["first"]]
     for r in await s.db.fetch("ui_expiring_by_day", agent, now, DAYS):
         expiring[min(max(r["day"], 1), DAYS) - 1] += r["n"]
-    soonest = [row_to_dict(r) for r in await s.db.fetch("ui_fading_soonest", agent, now, s.decay_lambda,
-                                                        MIN_RECALL_DECAY, DAYS, SOONEST)]
+    first = first[:SOONEST]
+    briefs = {r["id"]: row_to_dict(r) for r in await s.db.fetch("ui_briefs", agent, [mid for _, mid in first])}
+    soonest = [{**briefs[mid], "day": day} for day, mid in first if mid in briefs]
     return {"fading": fading, "expiring": expiring, "soonest": soonest, "cut": MIN_RECALL_DECAY}
 
 

@@ -24,14 +24,15 @@ WHERE agent_id = $1 AND at >= $2 AND at < $3
 GROUP BY 1
 ORDER BY 1;
 
--- name: ui_fading_rows
--- Fragment: the agent's current memories that are above the recall cut ($4) at $2 and
--- would be below it within $5 days if nobody recalled them, with the first such day
--- (hindsight_decay, sql/migrations/0006, at future moments, λ $3), unless they expire
--- first. Decay only falls with time: a memory above the cut on day $5 never crossed.
+-- name: ui_fading
+-- Per coming day (1 to $5): how many of the agent's current memories drop below the recall
+-- cut ($4) that day if nobody recalls them, and the first $6 of them (oldest first).
+-- hindsight_decay (sql/migrations/0006) at future moments, λ $3; a memory that expires
+-- first is not counted. Decay only falls with time: what is above the cut on day $5 never
+-- crossed it, so only the others are dated day by day.
 WITH live AS (
     SELECT s.id, s.strength, s.access_count, coalesce(s.last_accessed, s.stored_at) AS seen,
-           s.importance, s.memory_type, m.expires_at
+           s.importance, s.memory_type, m.expires_at, m.created_at
     FROM memory_state s JOIN memories m USING (agent_id, id)
     WHERE s.agent_id = $1 AND s.current AND (m.expires_at IS NULL OR m.expires_at > $2)
 ), fading AS (
@@ -40,28 +41,17 @@ WITH live AS (
       AND hindsight_decay(strength, access_count, seen, importance, memory_type,
                           $2 + make_interval(days => $5), $3) < $4
 ), dated AS (
-    SELECT f.id, f.expires_at,
+    SELECT f.id, f.expires_at, f.created_at,
            (SELECT min(d) FROM generate_series(1, $5) d
             WHERE hindsight_decay(f.strength, f.access_count, f.seen, f.importance, f.memory_type,
                                   $2 + make_interval(days => d), $3) < $4) AS day
     FROM fading f
 )
-SELECT id, day FROM dated
+SELECT day, count(*) AS n, (array_agg(id ORDER BY created_at, id))[1:$6] AS first
+FROM dated
 WHERE expires_at IS NULL OR expires_at > $2 + make_interval(days => day)
-
--- name: ui_fading_by_day
--- How many of the agent's memories drop below the recall cut on each of the next $5 days.
-SELECT day, count(*) AS n FROM (
-    --@ ui_fading_rows
-) f GROUP BY day ORDER BY day;
-
--- name: ui_fading_soonest
--- The first $6 memories to drop below the recall cut, soonest first.
-SELECT f.day, m.id, m.memory_type, m.importance, m.content, m.created_at FROM (
-    --@ ui_fading_rows
-) f JOIN memories m ON m.agent_id = $1 AND m.id = f.id
-ORDER BY f.day, m.created_at
-LIMIT $6;
+GROUP BY day
+ORDER BY day;
 
 -- name: ui_expiring_by_day
 -- How many of the agent's current memories reach expires_at on each of the next $3 days.
