@@ -291,7 +291,10 @@ async def test_restore_from_the_archive_with_call_ui(client, services, ids):
     assert "current" in (await client.get(f"/memory/{short['id']}")).text
 
 
-async def test_ui_command_refuses_a_bad_or_busy_port(db_url):
+async def test_ui_command_refuses_a_bad_or_busy_port_and_an_agent_not_allowed(db_url):
+    other = await cli(db_url, "ui", "--agent", "someone-else", "--no-browser")
+    assert other.returncode == 2 and other.stdout == ""
+    assert "--agent 'someone-else': this process acts for 'default'" in other.stderr
     bad = await cli(db_url, "ui", "--port", "70000", "--no-browser")
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.strip() == "hindsight ui: error: --port 70000: must be from 1 to 65535 (0: a free port)"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import secrets
 import signal
 import socket
@@ -24,15 +23,15 @@ from ..recall import Recall
 from .app import Ui, create_app
 from .data import Services
 
-log = logging.getLogger(__name__)
-
-
 def run(settings: Settings, *, port: int = 0, open_browser: bool = True, agent: str | None = None) -> int:
+    ui = Ui.from_env(settings.agent_id)  # the agent this process acts for, and whom else it may show
     try:
-        agent = v.agent_id(agent or settings.agent_id, "--agent")
+        ui.agent = v.agent_id(agent or settings.agent_id, "--agent")
     except InvalidInput as exc:
         raise ConfigError(str(exc)) from None
-    ui = Ui.from_env(agent)
+    if ui.allowed is not None and ui.agent not in ui.allowed:
+        raise ConfigError(f"--agent {ui.agent!r}: this process acts for {settings.agent_id!r} "
+                          "(HINDSIGHT_AGENT_ID); name another agent in HINDSIGHT_ALLOWED_AGENTS to show it")
     sock = listen(port)
     with contextlib.redirect_stdout(sys.stderr):  # stdout carries the URL only
         url = bootstrap.prepare(settings)
