@@ -156,6 +156,8 @@ form.act { margin: .4rem 0; }
 .pair { display: grid; grid-template-columns: 1fr 1fr; gap: .8rem; align-items: end; }
 .act h3 { margin-top: 0; }
 svg { display: block; width: 100%; height: auto; max-width: 100%; }
+svg.bar { display: inline-block; width: 120px; height: 8px; }
+table.parts { width: auto; min-width: 16rem; }
 svg text { font-family: inherit; }
 @media (max-width: 640px) {
   main { padding: .6rem; }
