@@ -91,6 +91,12 @@ def cmd_mcp_config(args, settings: Settings) -> int:
     return 0
 
 
+def cmd_ui(args, settings: Settings) -> int:
+    from .ui.serve import run as serve
+
+    return serve(settings, port=args.port, open_browser=not args.no_browser, agent=args.agent)
+
+
 # ---- commands on the database --------------------------------------------------------------
 
 async def cmd_migrate(args, s: Services) -> int:
@@ -434,6 +440,11 @@ def parser() -> argparse.ArgumentParser:
                 check_embedder=False)  # the point is to change embedders
     s.add_argument("--batch-size", type=int, default=64)
     s.add_argument("--limit", type=int, help="stop after this many memories (run again to continue)")
+
+    s = command("ui", cmd_ui, "a local web page (127.0.0.1, token in the printed URL) to see, search, "
+                               "explain and correct memories", [agent])
+    s.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: a free one)")
+    s.add_argument("--no-browser", action="store_true", help="only print the URL, do not open a browser")
 
     command("keygen", cmd_keygen, "print a new HINDSIGHT_ENCRYPTION_KEY")
     command("doctor", cmd_doctor, "check database, pgvector, migrations, embedder and the server's stdout")

@@ -150,9 +150,11 @@ def _config_json(config: MaintenanceConfig) -> dict[str, Any]:
     return json.loads(json.dumps(out))
 
 
-async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime) -> dict[str, Any]:
+async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime,
+                  call: str = "restore") -> dict[str, Any]:
     """Bring one memory back from the archive. An expired one gets a fresh lifetime from its
-    importance; a superseded one comes back as history (still invalidated)."""
+    importance; a superseded one comes back as history (still invalidated). `call` names
+    the caller in memory_history."""
     agent_id = v.agent_id(agent_id)
     mid = v.memory_id(memory_id)
     row = await db.fetchrow("archived_memory", agent_id, mid)
@@ -161,10 +163,11 @@ async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime) ->
     expires = row["expires_at"]
     if row["invalidated_at"] is None and expires is not None and expires <= now:
         expires = policy.expires_at(row["importance"], row["memory_type"], None, now)
-    async with db.transaction("restoring a memory", "restore", f"restored from archive ({row['archive_reason']})") as tx:
+    why = f"restored from archive ({row['archive_reason']})"
+    async with db.transaction("restoring a memory", call, why) as tx:
         await tx.conn.execute("SELECT set_config('hindsight.action', 'restore', true)")
         if row["invalidated_at"] is None:
-            await tx.fetchrow("begin_write", agent_id, "restore", f"restored from archive ({row['archive_reason']})")
+            await tx.fetchrow("begin_write", agent_id, call, why)
             if row["dedup_key"] is not None:
                 twin = await tx.fetchval("find_exact_duplicate", agent_id, row["memory_type"], row["dedup_key"])
                 if twin is not None:

@@ -96,7 +96,7 @@ def test_token_estimate_counts_cjk_per_character():
 
 def test_every_query_name_used_in_code_exists():
     used = set()
-    for path in (REPO / "hindsight").glob("*.py"):
+    for path in (REPO / "hindsight").rglob("*.py"):
         used |= set(re.findall(r'(?:fetch|fetchrow|fetchval|execute|executemany|queries\.get|channel)\(\s*"(\w+)"', path.read_text()))
     for path in (REPO / "sql" / "queries").glob("*.sql"):
         used |= set(re.findall(r"--@\s*(\w+)", path.read_text()))  # fragments
