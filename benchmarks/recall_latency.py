@@ -155,8 +155,13 @@ def main() -> None:
         os.environ["HINDSIGHT_HOME"] = home
         os.environ.pop("HINDSIGHT_DATABASE_URL", None)
         url = bootstrap.prepare(Settings.from_env())
-        embed_rate, table = asyncio.run(run(args, url))
-        imp = import_rate(home)
+        try:
+            embed_rate, table = asyncio.run(run(args, url))
+            imp = import_rate(home)
+        finally:
+            from hindsight import embedded
+
+            embedded.release()  # stop the embedded server before its folder is removed
 
     print(f"\nrecall latency, one agent, {args.queries} queries (EN/ZH), embedder threads "
           f"{os.environ.get('OMP_NUM_THREADS', '1')}")

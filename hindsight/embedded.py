@@ -301,6 +301,8 @@ def _leave(home: Path) -> None:
     if pgdata not in _held:
         return
     _held.discard(pgdata)
+    if not pgdata.exists():  # the folder went away first (a test's temporary home): nothing to stop
+        return
     with _locked(home):
         rest = [p for p in _holders(pgdata) if p != os.getpid()]
         _write_holders(pgdata, rest)
