@@ -85,8 +85,8 @@ async def plans(db, recall, agent, query):
     filters = (agent, True, now, None, None, None, None, None, 0.3)
     out = {}
     async with db.pool.acquire() as conn:
-        for name, args in (("channel_keyword", (*filters, 50, keyword_text(query), 2000)),
-                           ("recall_candidates", (*filters, 50, vec, None, None, None, None, None, [], []))):
+        for name, args in (("channel_keyword", (*filters, 50, keyword_text(query), 1000)),
+                           ("recall_candidates", (*filters, 50, vec, [], []))):
             rows = await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + queries.get(name), *args)
             out[name] = [r[0] for r in rows]
     return out

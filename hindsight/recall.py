@@ -21,7 +21,7 @@ from .memories import row_to_dict
 from .text import cjk_share, estimate_tokens, keyword_text
 
 CANDIDATES = 50            # per channel
-POSTINGS_PER_TERM = 2000   # BM25 reads at most this many postings of each query term
+POSTINGS_PER_TERM = 1000   # BM25 reads at most this many postings of each query term
 DEFAULT_MIN_DECAY = 0.3
 DEFAULT_MAX_TOKENS = 1000
 DECAY_CLOCK_SECONDS = 60   # how long the time of the last decay run is cached
@@ -169,11 +169,14 @@ class Recall:
             top = max((s for _, s in found.values()), default=1.0)
             for r in keyword[1]:
                 found.setdefault((r["agent_id"], r["id"]), ("shared_keyword", 0.5 * top * float(r["score"]) / best))
-        rows = await self.db.fetch(
-            "recall_candidates", *filters, CANDIDATES, vector,
-            window.start if window else None, window.end if window else None,
-            list(req.tools) or None, req.session_id, req.task_type,
-            [agent for agent, _ in found], [mid for _, mid in found])
+        agents, ids = [agent for agent, _ in found], [mid for _, mid in found]
+        if window or req.tools or req.session_id or req.task_type:
+            rows = await self.db.fetch(
+                "recall_candidates_hinted", *filters, CANDIDATES, vector,
+                window.start if window else None, window.end if window else None,
+                list(req.tools) or None, req.session_id, req.task_type, agents, ids)
+        else:
+            rows = await self.db.fetch("recall_candidates", *filters, CANDIDATES, vector, agents, ids)
         self.timings = {"embed": (embedded_at - began) * 1000, "keyword_wait": (waited_at - embedded_at) * 1000,
                         "candidates_sql": (time.perf_counter() - waited_at) * 1000}
         return rows, found

@@ -73,20 +73,9 @@ WHERE $2 AND shared AND agent_id <> $1 AND search_vector @@ q.q
 ORDER BY score DESC
 LIMIT $10;
 
--- name: recall_candidates
--- Everything ranking needs, in one round trip after the query is embedded ($11):
---   vector   the nearest neighbours (HNSW);
---   window   the memories of the time window the query names ($12 to $13), most similar
---            first, among its latest 5,000 (exact: a narrow window would starve HNSW);
---   tools    memories that used a tool the caller names ($14, lower-cased), most similar
---            first, among the latest 200 of each tool;
---   recent   the latest memories of the caller's session ($15) or task type ($16);
---   found    what the keyword channels already found ($17 agents, $18 ids, best first);
--- and, for the strong ones (the best 20 of the vector and keyword channels, the caller's
--- session), the memory just before and just after each in its session, with the minutes
--- between them (the context ranking borrows from). Rows are reached by their
--- key (agent_id, id) so that each is an index lookup.
-WITH vector AS (
+-- name: candidate_vector
+-- Fragment: the nearest neighbours of the query embedding ($11) by HNSW, ranked.
+vector AS (
     SELECT agent_id, id, row_number() OVER () AS rank FROM (
         SELECT agent_id, id FROM memories
         WHERE (agent_id = $1 OR ($2 AND shared))
@@ -94,7 +83,79 @@ WITH vector AS (
         ORDER BY embedding <=> $11
         LIMIT $10
     ) nearest
-), window_ AS (
+)
+
+-- name: candidate_rows
+-- Fragment: for the seeds (agent_id, id, strong), their rows with everything ranking needs;
+-- and, for the strong ones (the best 20 of the vector and keyword channels, the caller's
+-- session), the memory just before and just after each in its session, with the minutes
+-- between them (the context ranking borrows from). Rows are reached by their key
+-- (agent_id, id) so that each is an index lookup.
+seed AS (
+    SELECT agent_id, id, bool_or(strong) AS strong FROM seeds GROUP BY agent_id, id
+), around AS (  -- each seed, and the two neighbours in its session of the strong ones
+    SELECT s.agent_id, s.id AS seed, p.id AS prev, p.created_at AS prev_at, n.id AS next, n.created_at AS next_at
+    FROM seed s
+    CROSS JOIN LATERAL (SELECT agent_id, session_id, created_at, seq FROM memories  -- a key lookup
+                        WHERE agent_id = s.agent_id AND id = s.id LIMIT 1) m
+    LEFT JOIN LATERAL (
+        SELECT id, created_at FROM memories
+        WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
+          AND (created_at, seq) < (m.created_at, m.seq) AND created_at <= $3
+        ORDER BY created_at DESC, seq DESC LIMIT 1) p ON true
+    LEFT JOIN LATERAL (
+        SELECT id, created_at FROM memories
+        WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
+          AND (created_at, seq) > (m.created_at, m.seq) AND created_at <= $3
+        ORDER BY created_at, seq LIMIT 1) n ON true
+), wanted AS (  -- seeds with their neighbours named, then the neighbours themselves
+    SELECT DISTINCT ON (agent_id, id) agent_id, id, prev, prev_at, next, next_at FROM (
+        SELECT agent_id, seed AS id, prev, prev_at, next, next_at, 0 AS pick FROM around
+        UNION ALL SELECT agent_id, prev, NULL, NULL, NULL, NULL, 1 FROM around WHERE prev IS NOT NULL
+        UNION ALL SELECT agent_id, next, NULL, NULL, NULL, NULL, 1 FROM around WHERE next IS NOT NULL
+    ) all_rows
+    ORDER BY agent_id, id, pick
+)
+SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
+       created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding,
+       1 - (embedding <=> $11) AS similarity,
+       EXISTS (SELECT 1 FROM vector v WHERE v.agent_id = memories.agent_id AND v.id = memories.id) AS by_vector,
+       w.prev, extract(epoch FROM created_at - w.prev_at) / 60 AS prev_minutes,
+       w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes
+FROM wanted w
+CROSS JOIN LATERAL (SELECT * FROM memories WHERE agent_id = w.agent_id AND id = w.id LIMIT 1) memories
+CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
+                    WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) st
+WHERE (memories.agent_id = $1 OR ($2 AND shared))
+  --@ recall_filters
+
+-- name: recall_candidates
+-- Everything ranking needs, in one round trip after the query is embedded ($11): the
+-- nearest neighbours, what the keyword channels already found ($12 agents, $13 ids, best
+-- first), and their neighbours. recall_candidates_hinted adds what a time window, tools
+-- or a session bring; this leaner statement is planned in a third of the time.
+WITH
+  --@ candidate_vector
+, found AS (  -- in the keyword channels' order
+    SELECT agent_id, id, rank FROM unnest($12::text[], $13::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
+), seeds AS (
+    SELECT agent_id, id, rank <= 20 AS strong FROM vector
+    UNION ALL SELECT agent_id, id, rank <= 20 FROM found
+),
+  --@ candidate_rows
+;
+
+-- name: recall_candidates_hinted
+-- recall_candidates, plus:
+--   window   the memories of the time window the query names ($12 to $13), most similar
+--            first, among its latest 5,000 (exact: a narrow window would starve HNSW);
+--   tools    memories that used a tool the caller names ($14, lower-cased), most similar
+--            first, among the latest 200 of each tool;
+--   recent   the latest memories of the caller's session ($15) or task type ($16);
+-- with what the keyword channels found in $17 (agents) and $18 (ids).
+WITH
+  --@ candidate_vector
+, window_ AS (
     SELECT agent_id, id FROM (
         SELECT agent_id, id, embedding FROM memories
         WHERE $12::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
@@ -132,43 +193,8 @@ WITH vector AS (
     SELECT agent_id, id, rank <= 20 AS strong FROM vector
     UNION ALL SELECT agent_id, id, false FROM window_ UNION ALL SELECT agent_id, id, false FROM tool
     UNION ALL SELECT agent_id, id, true FROM recent UNION ALL SELECT agent_id, id, rank <= 20 FROM found
-), seed AS (
-    SELECT agent_id, id, bool_or(strong) AS strong FROM seeds GROUP BY agent_id, id
-), around AS (  -- each seed, and the two neighbours in its session of the strong ones
-    SELECT s.agent_id, s.id AS seed, p.id AS prev, p.created_at AS prev_at, n.id AS next, n.created_at AS next_at
-    FROM seed s
-    CROSS JOIN LATERAL (SELECT agent_id, session_id, created_at, seq FROM memories  -- a key lookup
-                        WHERE agent_id = s.agent_id AND id = s.id LIMIT 1) m
-    LEFT JOIN LATERAL (
-        SELECT id, created_at FROM memories
-        WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
-          AND (created_at, seq) < (m.created_at, m.seq) AND created_at <= $3
-        ORDER BY created_at DESC, seq DESC LIMIT 1) p ON true
-    LEFT JOIN LATERAL (
-        SELECT id, created_at FROM memories
-        WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
-          AND (created_at, seq) > (m.created_at, m.seq) AND created_at <= $3
-        ORDER BY created_at, seq LIMIT 1) n ON true
-), wanted AS (  -- seeds with their neighbours named, then the neighbours themselves
-    SELECT DISTINCT ON (agent_id, id) agent_id, id, prev, prev_at, next, next_at FROM (
-        SELECT agent_id, seed AS id, prev, prev_at, next, next_at, 0 AS pick FROM around
-        UNION ALL SELECT agent_id, prev, NULL, NULL, NULL, NULL, 1 FROM around WHERE prev IS NOT NULL
-        UNION ALL SELECT agent_id, next, NULL, NULL, NULL, NULL, 1 FROM around WHERE next IS NOT NULL
-    ) all_rows
-    ORDER BY agent_id, id, pick
-)
-SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
-       created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding,
-       1 - (embedding <=> $11) AS similarity,
-       EXISTS (SELECT 1 FROM vector v WHERE v.agent_id = memories.agent_id AND v.id = memories.id) AS by_vector,
-       w.prev, extract(epoch FROM created_at - w.prev_at) / 60 AS prev_minutes,
-       w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes
-FROM wanted w
-CROSS JOIN LATERAL (SELECT * FROM memories WHERE agent_id = w.agent_id AND id = w.id LIMIT 1) memories
-CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
-                    WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) st
-WHERE (memories.agent_id = $1 OR ($2 AND shared))
-  --@ recall_filters
+),
+  --@ candidate_rows
 ;
 
 -- name: record_access
