@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import consolidation, policy, queries, validate as v
+from . import consolidation, policy, queries, scoring, validate as v
 from .db import Database, translated
 from .errors import InvalidInput, NotFound
 from .memories import Memories
@@ -24,7 +24,7 @@ from .memories import Memories
 log = logging.getLogger(__name__)
 
 DECAY_LAMBDA = 0.05              # per day: a half-life of about 14 days at importance 2
-MIN_RECALL_DECAY = 0.3           # recall's default min_decay_score: below it a memory sinks
+MIN_RECALL_DECAY = scoring.RECALL_CUT  # recall's default min_decay_score: below it a memory sinks
 PAGES_PER_BATCH = 2000           # decay commits every this many heap pages
 ARCHIVE_BATCH = 5000
 

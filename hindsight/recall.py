@@ -22,7 +22,7 @@ from .text import cjk_share, estimate_tokens, keyword_text
 
 CANDIDATES = 50            # per channel
 POSTINGS_PER_TERM = 1000   # BM25 reads at most this many postings of each query term
-DEFAULT_MIN_DECAY = 0.3
+DEFAULT_MIN_DECAY = scoring.RECALL_CUT
 DEFAULT_MAX_TOKENS = 1000
 DECAY_CLOCK_SECONDS = 60   # how long the time of the last decay run is cached
 FAILED_OUTCOMES = ("failure", "failed", "error")

@@ -39,6 +39,9 @@ from datetime import datetime
 from typing import Callable, Iterable, Sequence
 
 
+RECALL_CUT = 0.3  # default min_decay_score: below it a memory leaves default recall (it stays stored)
+
+
 @dataclass(frozen=True)
 class Weights:
     alpha: float = 0.6               # dense vs keyword in relevance

@@ -34,6 +34,7 @@ from .embed import AsyncEmbedder, create as create_embedder
 from .errors import HindsightError, InvalidInput
 from .memories import MAX_TTL_SECONDS, Memories, WritePolicy
 from .recall import AccessRecorder, Recall
+from .scoring import RECALL_CUT
 from .tool_args import explain, strict_tool
 
 log = logging.getLogger("hindsight.server")
@@ -175,7 +176,7 @@ async def retrieve_memory(
     include_shared: Annotated[Flag, Field(description="Also search memories other agents shared")] = True,
     as_of: Annotated[str | None, Field(max_length=64, description=(
         "Recall what was current at this ISO 8601 time (default now)"))] = None,
-    min_decay_score: Annotated[float, Field(ge=0, le=1, description="Skip memories that decayed below this")] = 0.3,
+    min_decay_score: Annotated[float, Field(ge=0, le=1, description="Skip memories that decayed below this")] = RECALL_CUT,
     format: Annotated[Literal["json", "prompt"], Field(description="'prompt' adds a block ready for a system prompt")] = "json",
     max_tokens: Annotated[int | None, Field(ge=50, le=100_000, description=(
         "Token budget of the prompt block (default 1000)"))] = None,
