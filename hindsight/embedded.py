@@ -18,8 +18,9 @@ Several processes (two IDE windows, the CLI) share one data directory:
   the database): another local user gets neither into the directory nor past authentication.
   No TCP.
 
-As root, PostgreSQL runs as the unprivileged `pgserver` user (pgserver's convention), and
-the folders above the data directory are made traversable for it.
+As root, PostgreSQL runs as the unprivileged `pgserver` user (pgserver's convention), with
+its own group and none of root's; the folders above the data directory are made
+traversable for it, and so are those above pgserver's programs (a Python under a 0700 /root).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import stat
 import subprocess
 import tempfile
 import time
+import warnings
 from pathlib import Path
 from typing import Awaitable, Callable, Iterator
 
@@ -101,13 +103,21 @@ def _write_holders(pgdata: Path, pids: list[int]) -> None:
 
 
 # ---- the postmaster ----------------------------------------------------------------------
+def _pgserver():
+    """pgserver's package, imported quietly: its import asks platformdirs for a runtime folder
+    we never use, which warns on stderr wherever XDG_RUNTIME_DIR is unset (cron, root shells)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        import pgserver._commands
+        import pgserver.utils
+    return pgserver
+
+
 def _server_user() -> str | None:
     """The OS user PostgreSQL runs as: pgserver when we are root, else ourselves (None)."""
     if os.geteuid() != 0:
         return None
-    from pgserver.utils import ensure_user_exists
-
-    ensure_user_exists(SERVER_USER)
+    _pgserver().utils.ensure_user_exists(SERVER_USER)
     return SERVER_USER
 
 
@@ -161,25 +171,43 @@ def _write_access_rules(pgdata: Path, owner: str | None) -> bool:
     return changed
 
 
+def _as_user(owner: str | None) -> dict:
+    """subprocess arguments that run as `owner` with its own group and none of ours (root's
+    group would otherwise decide access to root's folders)."""
+    if not owner:
+        return {}
+    entry = pwd.getpwnam(owner)
+    return {"user": entry.pw_uid, "group": entry.pw_gid, "extra_groups": []}
+
+
 def _run(tool: str, args: list[str], pgdata: Path, owner: str | None) -> None:
     """Run one of pgserver's PostgreSQL programs as `owner`. Output goes to a file, not a
     pipe: pg_ctl's server inherits its descriptors and a pipe would never reach EOF."""
-    from pgserver._commands import POSTGRES_BIN_PATH
-
     with tempfile.TemporaryFile() as out:
-        done = subprocess.run([str(POSTGRES_BIN_PATH / tool), "-D", str(pgdata), *args], stdin=subprocess.DEVNULL,
-                              stdout=out, stderr=subprocess.STDOUT, user=owner, timeout=START_SECONDS + 30)
+        program = _pgserver()._commands.POSTGRES_BIN_PATH / tool
+        done = subprocess.run([str(program), "-D", str(pgdata), *args], stdin=subprocess.DEVNULL, stdout=out,
+                              stderr=subprocess.STDOUT, timeout=START_SECONDS + 30, **_as_user(owner))
         if done.returncode:
             out.seek(0)
             said = out.read().decode("utf-8", "replace").strip().splitlines()
             raise subprocess.CalledProcessError(done.returncode, tool, output=" / ".join(said[-3:]))
 
 
+def _grant_binaries() -> None:
+    """Let the server user reach pgserver's programs, libraries and shared files: the folders
+    above them get search permission for others (not read), since a Python under /root (mode
+    0700 on a fresh machine) is otherwise out of its reach. The files themselves are 0755/0644."""
+    folder = _pgserver()._commands.POSTGRES_BIN_PATH.parent
+    for path in (folder, *folder.parents):
+        mode = path.stat().st_mode
+        if not mode & stat.S_IXOTH:
+            path.chmod(mode | stat.S_IXOTH)
+
+
 def _initdb(pgdata: Path, owner: str | None) -> None:
     if owner:
-        from pgserver.utils import ensure_prefix_permissions
-
-        ensure_prefix_permissions(pgdata)
+        _grant_binaries()
+        _pgserver().utils.ensure_prefix_permissions(pgdata)
         os.chown(pgdata, pwd.getpwnam(owner).pw_uid, pwd.getpwnam(owner).pw_gid)
     if not (pgdata / "PG_VERSION").exists():
         _run("initdb", ["--auth-local=peer", "--auth-host=reject", "--encoding=utf8", "-U", "postgres"],

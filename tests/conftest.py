@@ -163,7 +163,8 @@ def tcp_postgres(pg_root, pg_url):
     pwfile = data.parent / "pw"
     pwfile.write_text(PASSWORD + "\n")
     os.chmod(pwfile, 0o644)
-    run = dict(user="pgserver", check=True, capture_output=True, text=True, timeout=120)
+    as_user = dict(user="pgserver", group="pgserver", extra_groups=[])  # not root's group (see embedded._as_user)
+    run = dict(check=True, capture_output=True, text=True, timeout=120, **as_user)
     subprocess.run([str(POSTGRES_BIN_PATH / "initdb"), "-D", str(data), "-U", "postgres",
                     "--auth=scram-sha-256", f"--pwfile={pwfile}", "--encoding=UTF8"], **run)
     port = free_port()
@@ -173,7 +174,7 @@ def tcp_postgres(pg_root, pg_url):
         yield port
     finally:
         subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
-                       user="pgserver", capture_output=True, timeout=120)
+                       capture_output=True, timeout=120, **as_user)
 
 
 # ---- the command line, in-process -----------------------------------------------------------

@@ -139,3 +139,25 @@ async def test_a_long_home_gets_a_private_socket_and_other_users_cannot_read(pg_
             os.chmod(sockdir, 0o700)
         assert tried.returncode != 0 and "authentication failed" in tried.stderr, tried
     assert await _wait_until(lambda: not _postmaster_alive(home))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root, PostgreSQL runs as another user")
+async def test_as_root_postgres_runs_as_pgserver_without_roots_groups(pg_tmp):
+    """Root's group must not decide what PostgreSQL can reach: on a fresh machine /root is
+    0700 (group root) and a postmaster that kept group root could not run the programs of
+    a Python installed under it."""
+    import grp
+    import pwd
+
+    home = pg_tmp / "home"
+    proc = await anyio.to_thread.run_sync(_start_raw, server_env(HINDSIGHT_HOME=str(home)))
+    try:
+        pid = int((home / "pgdata" / "postmaster.pid").read_text().split()[0])
+        status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status").read().splitlines())
+        entry = pwd.getpwnam("pgserver")
+        assert int(status["Uid"].split()[0]) == entry.pw_uid
+        assert int(status["Gid"].split()[0]) == entry.pw_gid
+        assert status["Groups"].split() == [], f"supplementary groups {status['Groups']} (root is {grp.getgrgid(0)})"
+    finally:
+        proc.stdin.close()
+        await anyio.to_thread.run_sync(lambda: proc.wait(timeout=60))
