@@ -63,6 +63,25 @@ async def test_decay_follows_the_formula_is_idempotent_and_recovers_on_access(db
     assert await decay_of(db, m) == pytest.approx(1.0)          # recalled: strength back
 
 
+async def test_an_unused_fact_or_procedure_stays_recallable_while_an_episode_fades(db, memories, recall):
+    """Decay reorders facts and procedures; it hides only stale episodes (issue 10, class 7):
+    after seven unused weeks a project fact is still in default recall, a same-importance
+    episode of that time is not."""
+    fact = (await memories.store("a", "The granary warehouse lives in the eu-west-1 region",
+                                 memory_type="semantic", importance=3))["id"]
+    how = (await memories.store("a", "To rotate the warehouse credentials run `make rotate-creds` from ops/",
+                                memory_type="procedural", importance=3))["id"]
+    episode = (await memories.store("a", "Looked at the warehouse dashboards with Hana this morning",
+                                    memory_type="episodic", importance=3))["id"]
+    await Maintenance(db, memories).run(at(60))
+    assert await decay_of(db, fact) >= 0.3 and await decay_of(db, how) >= 0.3
+    assert await decay_of(db, episode) < 0.3
+    found = [m["id"] for m in (await recall.retrieve("a", "which region is the warehouse in?", top_k=10))["memories"]]
+    assert fact in found and episode not in found
+    found = [m["id"] for m in (await recall.retrieve("a", "how do I rotate the warehouse credentials?"))["memories"]]
+    assert found[0] == how
+
+
 async def test_dry_run_changes_nothing_and_runs_are_recorded(db, memories):
     await memories.store("a", "Short-lived note about the build", importance=1)
     before = await db.pool.fetch("SELECT id, decay_score FROM memory_state ORDER BY id")
