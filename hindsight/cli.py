@@ -341,8 +341,9 @@ async def cmd_import(args, s: Services) -> int:
                                       progress=lambda n: bar.advance(task, n), sealer=s.write_policy.sealer,
                                       on_conflict=args.on_conflict)
     elapsed = time.perf_counter() - started
-    done = counts["imported"]
-    print(f"imported {done} memories for agent {agent!r} in {elapsed:.1f} s "
+    done, trails = counts["imported"], counts["trails"]
+    history = f" and the history of {trails} deleted {'memory' if trails == 1 else 'memories'}" if trails else ""
+    print(f"imported {done} memories{history} for agent {agent!r} in {elapsed:.1f} s "
           f"({done / max(elapsed, 1e-9):.1f} memories/s); skipped {counts['skipped']} lines already present, "
           f"replaced {counts['replaced']}", file=sys.stderr)
     return 0
@@ -381,7 +382,9 @@ def parser() -> argparse.ArgumentParser:
 
     s = command("store", cmd_store, "store one memory", [agent, as_json])
     s.add_argument("content")
-    s.add_argument("--type", default="episodic", choices=MEMORY_TYPES)
+    s.add_argument("--type", default="episodic", choices=MEMORY_TYPES,
+                   help="semantic: facts and preferences; procedural: how-to, fixes; episodic: events "
+                        "(the default); working: scratch state")
     s.add_argument("--importance", type=int, default=3, help="1-5 (default 3)")
     s.add_argument("--slot", help="the fact this memory is the current value of, e.g. preference:editor "
                                    "(supersedes the slot's previous memory)")

@@ -233,7 +233,8 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
                          batch_size: int = 64, progress: Callable[[int], None] | None = None,
                          sealer: privacy.Sealer | None = None, on_conflict: str = "skip") -> dict[str, int]:
     """Write `records` in one transaction, embedding the next batch while one is written.
-    Returns {"imported", "skipped", "replaced"}.
+    Returns {"imported", "skipped", "replaced", "trails"} (trails: deleted memories'
+    history restored from an export).
 
     A restore keeps records as given: no should_store, no dedup, no expiry from importance.
     Privacy still holds: secrets are redacted (sealed with a key)."""
@@ -266,7 +267,7 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
                     progress(len(batch))
     if progress:
         progress(todo.skipped)
-    return {"imported": len(rows), "skipped": todo.skipped, "replaced": todo.replaced}
+    return {"imported": len(rows), "skipped": todo.skipped, "replaced": todo.replaced, "trails": 0}
 
 
 def _is_uuid(value: str) -> bool:

@@ -77,7 +77,8 @@ def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) ->
     if m.get("flags"):
         out += _field("flags", ", ".join(m["flags"]), cols)
     if m.get("decay_score") is not None:
-        seen = f", recalled {m.get('access_count') or 0} times"
+        count = m.get("access_count") or 0
+        seen = f", recalled {count} time{'' if count == 1 else 's'}"
         out += _field("decay", f"{m['decay_score']:.3f}{seen}", cols)
     if m.get("expires_at"):
         out += _field("expires", _when(m["expires_at"]), cols)

@@ -135,7 +135,8 @@ async def restore(db: Database, embedder: Embedder, agent_id: str, records: list
     if progress:
         progress(len(records) - len(memories))  # lines skipped, and deleted memories' trails
     replaced = len(present) if on_conflict == "replace" else 0
-    return {"imported": len(memories), "skipped": len(records) - len(todo), "replaced": replaced}
+    return {"imported": len(memories), "skipped": len(records) - len(todo), "replaced": replaced,
+            "trails": len(todo) - len(memories)}
 
 
 def _private(r: dict[str, Any], sealer: privacy.Sealer | None) -> dict[str, Any]:
