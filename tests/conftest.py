@@ -163,7 +163,7 @@ def tcp_postgres(pg_root, pg_url):
     pwfile = data.parent / "pw"
     pwfile.write_text(PASSWORD + "\n")
     os.chmod(pwfile, 0o644)
-    as_user = dict(user="pgserver", group="pgserver", extra_groups=[])  # not root's group (see embedded._as_user)
+    as_user = embedded._as_user("pgserver")  # pgserver's own group, none of root's
     run = dict(check=True, capture_output=True, text=True, timeout=120, **as_user)
     subprocess.run([str(POSTGRES_BIN_PATH / "initdb"), "-D", str(data), "-U", "postgres",
                     "--auth=scram-sha-256", f"--pwfile={pwfile}", "--encoding=UTF8"], **run)
