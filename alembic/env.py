@@ -3,6 +3,6 @@
 
 from alembic import context
 
-from hindsight.migrate import run_env
+from hindsight.data.migrate import run_env
 
 run_env(context)

@@ -22,12 +22,12 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 
-from hindsight import bootstrap, embedded
+from hindsight.data import bootstrap, pg_embedded as embedded
 from hindsight.config import Settings
-from hindsight.db import Database
-from hindsight.embed import AsyncEmbedder, create
-from hindsight.maintenance import Maintenance
-from hindsight.recall import Recall
+from hindsight.data.db import Database
+from hindsight.embedders.base import AsyncEmbedder, create
+from hindsight.upkeep.maintenance import Maintenance
+from hindsight.recall.search import Recall
 
 LOAD = """
 INSERT INTO memories (agent_id, session_id, memory_type, content, content_hash, embedding, search_vector,

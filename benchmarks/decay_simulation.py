@@ -16,12 +16,12 @@ import tempfile
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from hindsight import bootstrap, embedded
+from hindsight.data import bootstrap, pg_embedded as embedded
 from hindsight.config import Settings
-from hindsight.db import Database
-from hindsight.embed import AsyncEmbedder, create
-from hindsight.maintenance import MIN_RECALL_DECAY, Maintenance
-from hindsight.memories import Memories
+from hindsight.data.db import Database
+from hindsight.embedders.base import AsyncEmbedder, create
+from hindsight.upkeep.maintenance import MIN_RECALL_DECAY, Maintenance
+from hindsight.store.memories import Memories
 
 ARCHETYPES = [
     ("imp1 note", "Scratch: the build took 4 minutes today", 1),

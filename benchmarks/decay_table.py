@@ -18,10 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hindsight import embedded, migrate  # noqa: E402
-from hindsight.db import connect_once  # noqa: E402
-from hindsight.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY  # noqa: E402
-from hindsight.policy import RETENTION_DAYS, WORKING_TTL  # noqa: E402
+from hindsight.data import pg_embedded as embedded
+from hindsight.data import migrate  # noqa: E402
+from hindsight.data.db import connect_once  # noqa: E402
+from hindsight.upkeep.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY  # noqa: E402
+from hindsight.rules.policy import RETENTION_DAYS, WORKING_TTL  # noqa: E402
 
 LAYERS = ("working", "episodic", "semantic", "procedural")
 HORIZON = 4000  # days

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hindsight import dedup
+from hindsight.rules import dedup
 from hindsight.config import Settings
-from hindsight.embed import create
+from hindsight.embedders.base import create
 
 LABELS = ("duplicate", "conflict", "related", "unrelated")
 

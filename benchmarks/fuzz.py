@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import fuzzcases  # noqa: E402
 from rawrpc import RawServer, server_env, structured  # noqa: E402
 
-from hindsight import embedded  # noqa: E402
+from hindsight.data import pg_embedded as embedded  # noqa: E402
 
 
 async def main() -> int:

@@ -37,8 +37,8 @@ def pct(xs, p):
 
 
 async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
-    from hindsight import queries
-    from hindsight.text import content_hash, keyword_text
+    from hindsight.data import queries
+    from hindsight.rules.text import content_hash, keyword_text
 
     sql = queries.get("insert_memory")
     rows = []
@@ -77,8 +77,8 @@ STAGES = ("embed", "keyword_wait", "candidates_sql", "rank", "total", "candidate
 
 async def plans(db, recall, agent, query):
     """EXPLAIN ANALYZE of the two statements recall runs, as prepared (custom plans)."""
-    from hindsight import queries
-    from hindsight.text import keyword_text
+    from hindsight.data import queries
+    from hindsight.rules.text import keyword_text
 
     vec = await recall.embedder.query(query)
     now = datetime.now(timezone.utc)
@@ -93,9 +93,10 @@ async def plans(db, recall, agent, query):
 
 
 async def run(args, url):
-    from hindsight.db import Database
-    from hindsight.embed import AsyncEmbedder, E5Small
-    from hindsight.recall import Recall
+    from hindsight.data.db import Database
+    from hindsight.embedders.base import AsyncEmbedder
+    from hindsight.embedders.e5 import E5Small
+    from hindsight.recall.search import Recall
 
     db = await Database.open(url, max_size=8)
     embedder = AsyncEmbedder(E5Small(args.threads))
@@ -148,7 +149,7 @@ def main() -> None:
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
 
-    from hindsight import bootstrap
+    from hindsight.data import bootstrap
     from hindsight.config import Settings
 
     with tempfile.TemporaryDirectory(prefix="hs-latency-") as home:
@@ -159,7 +160,7 @@ def main() -> None:
             embed_rate, table = asyncio.run(run(args, url))
             imp = import_rate(home)
         finally:
-            from hindsight import embedded
+            from hindsight.data import pg_embedded as embedded
 
             embedded.release()  # stop the embedded server before its folder is removed
 

@@ -15,8 +15,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from hindsight import interactions
-from hindsight.policy import should_store
+from hindsight.store import interactions
+from hindsight.rules.policy import should_store
 
 
 def main() -> None:

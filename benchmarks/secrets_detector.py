@@ -16,7 +16,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from hindsight import guard, privacy
+from hindsight.rules import guard, privacy
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "secrets_labelled.jsonl"
 GUARD_CASES = [

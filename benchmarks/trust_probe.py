@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from rawrpc import NoAnswer, RawServer, is_tool_error, server_env, structured, tool_text  # noqa: E402
 
-from hindsight import embedded  # noqa: E402
+from hindsight.data import pg_embedded as embedded  # noqa: E402
 
 SECRET = "ghp_" + "Zq8R2mT5vX1wY7uP3sK9dL4fH6jN0bC2aE5g"
 LEAKS = re.compile(r"Traceback|Error executing|asyncpg|DataError|OverflowError|\$\d|Input should be|"

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
+from .rules.dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
 from .errors import ConfigError
 
 EMBEDDERS = ("e5-small", "openai")
@@ -79,7 +79,7 @@ class Settings:
             raise ConfigError(f"HINDSIGHT_EMBED_THREADS={threads!r} must be a whole number from 1 to 64")
         key = env.get("HINDSIGHT_ENCRYPTION_KEY") or None
         if key is not None:
-            from .privacy import Sealer
+            from .rules.privacy import Sealer
 
             Sealer(key)  # a malformed key fails here, at startup, not on the first secret
         dedup = _fraction(env, "HINDSIGHT_DEDUP_THRESHOLD", DEFAULT_THRESHOLD)
@@ -121,7 +121,7 @@ class Settings:
 
     def zone(self):
         """The zone relative times ("yesterday", "上周") are counted in."""
-        from .timeparse import local_zone
+        from .rules.timeparse import local_zone
 
         return local_zone(self.timezone)
 

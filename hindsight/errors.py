@@ -1,5 +1,5 @@
 """The exceptions hindsight raises. Driver and library errors are translated into these
-at the boundary that meets them (hindsight.db for asyncpg, hindsight.embed for the
+at the boundary that meets them (hindsight.data.db for asyncpg, hindsight.embedders for the
 embedder); the MCP server and the CLI turn them into messages for people and models.
 
     HindsightError

@@ -15,7 +15,7 @@ import os
 import sys
 
 from .config import LOG_LEVELS
-from .privacy import LogRedactor
+from .rules.privacy import LogRedactor
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 DATE_FORMAT = "%Y-%m-%d %H:%M:%S"

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import AsyncIterator
 
-from . import bulk_embed, embed
+from .embedders import base as embed, bulk as bulk_embed
 from .config import Settings
-from .db import Database
-from .embed import AsyncEmbedder, Embedder
-from .memories import Memories, WritePolicy
-from .recall import Recall
+from .data.db import Database
+from .embedders.base import AsyncEmbedder, Embedder
+from .store.memories import Memories, WritePolicy
+from .recall.search import Recall
 
 
 @dataclass

@@ -6,7 +6,7 @@ nightly at 03:00 by default, against the same database settings as the server.
 
 import sys
 
-from hindsight.cli import main
+from hindsight.cli.main import main
 
 if __name__ == "__main__":
     main(["scheduler", *sys.argv[1:]])

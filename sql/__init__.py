@@ -1,1 +1,1 @@
-"""SQL files of hindsight, loaded by name (see hindsight.queries)."""
+"""SQL files of hindsight, loaded by name (see hindsight.data.queries)."""

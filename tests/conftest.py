@@ -17,11 +17,13 @@ import anyio
 import asyncpg
 import pytest
 
-from hindsight import embedded, migrate
-from hindsight.db import Database
-from hindsight.embed import AsyncEmbedder, E5Small, check_recorded
-from hindsight.memories import Memories
-from hindsight.recall import Recall
+from hindsight.data import pg_embedded as embedded, migrate
+from hindsight.data.db import Database
+from hindsight.embedders.base import AsyncEmbedder
+from hindsight.embedders.e5 import E5Small
+from hindsight.data.bootstrap import check_recorded
+from hindsight.store.memories import Memories
+from hindsight.recall.search import Recall
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 TEMPLATE = "hindsight_template"
@@ -198,7 +200,7 @@ class Done:
 def cli(monkeypatch, capsys, db_url):
     """Run `hindsight ARGS` in this process (cli.main, as the console script does) against
     the test's database, or another one (url=...); returns its exit code, stdout, stderr."""
-    from hindsight import cli as hindsight_cli
+    from hindsight.cli import main as hindsight_cli
 
     for name in HINDSIGHT_VARS:
         monkeypatch.delenv(name, raising=False)

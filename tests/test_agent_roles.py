@@ -12,8 +12,8 @@ import asyncpg
 import pytest
 
 from conftest import tcp_url
-from hindsight import migrate
-from hindsight.embed import check_recorded
+from hindsight.data import migrate
+from hindsight.data.bootstrap import check_recorded
 from mcp_client import mcp_client, server_command, server_env
 
 DB = "hs_roles"

@@ -8,7 +8,7 @@ import asyncio
 import asyncpg
 import numpy as np
 
-from hindsight.embed import E5Small
+from hindsight.embedders.e5 import E5Small
 from mcp_client import server_command
 from rawrpc import RawServer, server_env, structured
 

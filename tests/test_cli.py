@@ -11,8 +11,8 @@ from pathlib import Path
 import asyncpg
 from rich.console import Console
 
-from hindsight import render
-from hindsight.stats import render as render_stats
+from hindsight.cli import render
+from hindsight.cli.stats import render as render_stats
 from mcp_client import server_env
 
 
@@ -179,7 +179,7 @@ def test_version_is_the_package_version(capsys, monkeypatch, tmp_path):
 
     import pytest
 
-    from hindsight.cli import main
+    from hindsight.cli.main import main
 
     monkeypatch.setenv("HINDSIGHT_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("HINDSIGHT_DATABASE_URL", raising=False)

@@ -9,13 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hindsight import logs, privacy
-from hindsight.bulk_embed import Parallel, shares
-from hindsight.clipping import clip, utf8_size
+from hindsight import logs
+from hindsight.rules import privacy
+from hindsight.embedders.bulk import Parallel, shares
+from hindsight.rules.clipping import clip, utf8_size
 from hindsight.config import Settings
 from hindsight.errors import ConfigError
-from hindsight.ide_config import config_for
-from hindsight.scheduling import summary
+from hindsight.cli.ide_config import config_for
+from hindsight.upkeep.schedule import summary
 
 
 @pytest.mark.parametrize("text", [
@@ -83,7 +84,7 @@ def test_parallel_gives_each_worker_its_share_and_keeps_the_order():
 
 
 def test_parallel_e5_engines_give_the_same_vectors_as_one(embedder):
-    from hindsight.embed import E5Small
+    from hindsight.embedders.e5 import E5Small
 
     texts = ["The user prefers polars", "部署前先跑测试", "pip needs PIP_CERT behind the proxy", "ok", "x" * 300]
     together = Parallel([E5Small(1), E5Small(1)]).passages(texts)

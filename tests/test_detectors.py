@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hindsight import detectors, guard, privacy
+from hindsight.rules import detectors, guard, privacy
 
 DATA = Path(__file__).parent / "data" / "secrets_labelled.jsonl"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 
-from hindsight.cli import parser
+from hindsight.cli.main import parser
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

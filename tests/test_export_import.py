@@ -10,10 +10,10 @@ from pathlib import Path
 import asyncpg
 from cryptography.fernet import Fernet
 
-from hindsight.embed import AsyncEmbedder
-from hindsight.maintenance import Maintenance
-from hindsight.memories import Memories, WritePolicy
-from hindsight.privacy import Sealer
+from hindsight.embedders.base import AsyncEmbedder
+from hindsight.upkeep.maintenance import Maintenance
+from hindsight.store.memories import Memories, WritePolicy
+from hindsight.rules.privacy import Sealer
 
 KEY = Fernet.generate_key().decode()
 OLD_EXPORT = Path(__file__).parent / "data" / "export_0.1.0.jsonl"  # written by hindsight 0.1.0 (e2c4b10)

@@ -17,7 +17,7 @@ import pytest
 
 from hindsight.config import Settings
 from hindsight.errors import ConfigError, EmbedderError
-from hindsight.http_embed import OpenAIEmbedder
+from hindsight.embedders.openai import OpenAIEmbedder
 from mcp_client import mcp_client, server_env
 
 

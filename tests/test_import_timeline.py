@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from hindsight.errors import InvalidInput
-from hindsight.importer import Known, parse_line, plan
+from hindsight.store.importer import Known, parse_line, plan
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 

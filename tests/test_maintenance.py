@@ -12,11 +12,11 @@ from datetime import datetime, timedelta, timezone
 import anyio
 import pytest
 
-from hindsight import migrate, queries
+from hindsight.data import migrate, queries
 from hindsight.config import Settings
 from hindsight.errors import ConfigError, InvalidInput
-from hindsight.maintenance import Maintenance, restore
-from hindsight.scheduling import build
+from hindsight.upkeep.maintenance import Maintenance, restore
+from hindsight.upkeep.schedule import build
 
 from mcp_client import server_env
 

@@ -3,8 +3,8 @@
 import asyncpg
 import pytest
 
-from hindsight import migrate
-from hindsight.embed import check_recorded
+from hindsight.data import migrate
+from hindsight.data.bootstrap import check_recorded
 from hindsight.errors import EmbedderMismatch
 
 
@@ -35,7 +35,7 @@ async def test_concurrent_migrations_wait_for_each_other(empty_db_url):
     import anyio
 
     env = {**os.environ, "HINDSIGHT_DATABASE_URL": empty_db_url}
-    cmd = [sys.executable, "-m", "hindsight.cli", "migrate"]
+    cmd = [sys.executable, "-m", "hindsight.cli.main", "migrate"]
 
     def both():
         procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from hindsight import queries, validate as v
+from hindsight.data import queries
+from hindsight.rules import validate as v
 from hindsight.errors import InvalidInput
-from hindsight.text import content_hash, estimate_tokens, keyword_text
+from hindsight.rules.text import content_hash, estimate_tokens, keyword_text
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -114,7 +115,7 @@ def test_query_file_parser():
 
 
 # ---- scoring helpers ---------------------------------------------------------------------
-from hindsight import scoring  # noqa: E402
+from hindsight.rules import scoring  # noqa: E402
 
 
 def test_confidence_is_calibrated_to_the_embedder():

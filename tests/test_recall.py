@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from hindsight.errors import InvalidInput
-from hindsight.recall import AccessRecorder
+from hindsight.recall.search import AccessRecorder
 
 NOW = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)  # a Wednesday
 FILLER = [
@@ -238,8 +238,8 @@ async def test_prompt_format_and_confidence(memories, recall):
 
 
 async def test_access_is_recorded_off_the_latency_path(memories, db, embedder):
-    from hindsight.embed import AsyncEmbedder
-    from hindsight.recall import Recall
+    from hindsight.embedders.base import AsyncEmbedder
+    from hindsight.recall.search import Recall
 
     m = await memories.store("a", "The VPN needs a token refresh every morning")
     recorder = AccessRecorder(db)
@@ -277,8 +277,8 @@ async def test_metadata_words_are_searchable(memories, recall, db):
 
 
 async def test_reranker_seam_reorders_candidates(memories, db, embedder):
-    from hindsight.embed import AsyncEmbedder
-    from hindsight.recall import Recall
+    from hindsight.embedders.base import AsyncEmbedder
+    from hindsight.recall.search import Recall
 
     for text in ("alpha notes on caching", "beta notes on caching", "gamma notes on caching"):
         await memories.store("a", text)

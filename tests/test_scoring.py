@@ -5,8 +5,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from hindsight import scoring
-from hindsight.scoring import Candidate
+from hindsight.rules import scoring
+from hindsight.rules.scoring import Candidate
 
 T0 = datetime(2026, 5, 1, tzinfo=timezone.utc)
 

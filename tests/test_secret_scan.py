@@ -163,7 +163,7 @@ def _pg_dump(url: str) -> bytes:
 def _export(home: Path, agent: str) -> bytes:
     env = {**os.environ, "HINDSIGHT_HOME": str(home)}
     env.pop("HINDSIGHT_DATABASE_URL", None)
-    done = subprocess.run([sys.executable, "-m", "hindsight.cli", "export", "--agent", agent], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "hindsight.cli.main", "export", "--agent", agent], capture_output=True,
                           env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

@@ -5,7 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from hindsight import timeparse
+from hindsight.rules import timeparse
 
 WED = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)   # a Wednesday afternoon
 MON = datetime(2026, 6, 1, 2, 0, tzinfo=timezone.utc)     # a Monday morning

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hindsight import stdio
+from hindsight.server import stdio
 from mcp_client import server_command
 from rawrpc import RawServer, is_tool_error, server_env, structured, tool_text
 

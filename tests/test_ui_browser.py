@@ -16,7 +16,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from hindsight.maintenance import Maintenance
+from hindsight.upkeep.maintenance import Maintenance
 from mcp_client import server_env
 from ui_seed import seed
 

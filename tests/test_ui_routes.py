@@ -13,12 +13,12 @@ import httpx
 import pytest
 from cryptography.fernet import Fernet
 
-from hindsight.embed import AsyncEmbedder
+from hindsight.embedders.base import AsyncEmbedder
 from hindsight.errors import ConfigError
-from hindsight.maintenance import Maintenance
-from hindsight.memories import Memories, WritePolicy
-from hindsight.privacy import Sealer
-from hindsight.recall import Recall
+from hindsight.upkeep.maintenance import Maintenance
+from hindsight.store.memories import Memories, WritePolicy
+from hindsight.rules.privacy import Sealer
+from hindsight.recall.search import Recall
 from hindsight.config import Settings
 from hindsight.ui.app import Ui, create_app
 from hindsight.ui.data import Services

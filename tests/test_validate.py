@@ -7,7 +7,8 @@ from datetime import timezone
 
 import pytest
 
-from hindsight import interactions, validate as v
+from hindsight.store import interactions
+from hindsight.rules import validate as v
 from hindsight.errors import InvalidInput
 
 TOKEN = "ghp_" + "Zq8R2mT5vX1wY7uP3sK9dL4fH6jN0bC2aE5g"

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 
-from hindsight import queries
-from hindsight.db import Database
-from hindsight.embed import AsyncEmbedder
+from hindsight.data import queries
+from hindsight.data.db import Database
+from hindsight.embedders.base import AsyncEmbedder
 from hindsight.errors import DatabaseError, InvalidInput
-from hindsight.memories import Memories, WritePolicy
-from hindsight.privacy import Sealer
+from hindsight.store.memories import Memories, WritePolicy
+from hindsight.rules.privacy import Sealer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "sql" / "examples"
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from hindsight import dedup, guard, interactions, privacy
+from hindsight.rules import dedup, guard, privacy
+from hindsight.store import interactions
 from hindsight.errors import ConfigError, InvalidInput
-from hindsight.policy import Interaction, ToolResult, expires_at, should_store
+from hindsight.rules.policy import Interaction, ToolResult, expires_at, should_store
 
 DATA = Path(__file__).parent / "data"
 

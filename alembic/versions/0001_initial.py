@@ -4,7 +4,7 @@ Revision ID: 0001
 Revises:
 """
 
-from hindsight.migrate import execute_sql_file
+from hindsight.data.migrate import execute_sql_file
 
 revision = "0001"
 down_revision = None

@@ -4,7 +4,7 @@ Revision ID: 0002
 Revises: 0001
 """
 
-from hindsight.migrate import execute_sql_file
+from hindsight.data.migrate import execute_sql_file
 
 revision = "0002"
 down_revision = "0001"

@@ -4,7 +4,7 @@ Revision ID: 0003
 Revises: 0002
 """
 
-from hindsight.migrate import execute_sql_file
+from hindsight.data.migrate import execute_sql_file
 
 revision = "0003"
 down_revision = "0002"

@@ -4,7 +4,7 @@ Revision ID: 0004
 Revises: 0003
 """
 
-from hindsight.migrate import execute_sql_file
+from hindsight.data.migrate import execute_sql_file
 
 revision = "0004"
 down_revision = "0003"

@@ -4,7 +4,7 @@ Revision ID: 0005
 Revises: 0004
 """
 
-from hindsight.migrate import execute_sql_file
+from hindsight.data.migrate import execute_sql_file
 
 revision = "0005"
 down_revision = "0004"

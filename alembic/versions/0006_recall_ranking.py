@@ -4,7 +4,7 @@ Revision ID: 0006
 Revises: 0005
 """
 
-from hindsight.migrate import execute_sql_file
+from hindsight.data.migrate import execute_sql_file
 
 revision = "0006"
 down_revision = "0005"

@@ -4,7 +4,7 @@ Revision ID: 0007
 Revises: 0006
 """
 
-from hindsight.migrate import execute_sql_file
+from hindsight.data.migrate import execute_sql_file
 
 revision = "0007"
 down_revision = "0006"

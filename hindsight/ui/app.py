@@ -14,9 +14,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .. import validate as v
+from ..rules import validate as v
 from ..errors import ConfigError, HindsightError, InvalidInput, NotFound
-from ..maintenance import restore
+from ..upkeep.maintenance import restore
 from . import data, views
 from .html import href, layout
 from .security import Forbidden, Gate, checked_form

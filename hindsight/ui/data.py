@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-from .. import validate as v
-from ..db import Database
+from ..rules import validate as v
+from ..data.db import Database
 from ..errors import InvalidInput, NotFound
-from ..maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY
-from ..memories import Memories, row_to_dict
-from ..recall import Recall
+from ..upkeep.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY
+from ..store.memories import Memories, row_to_dict
+from ..recall.search import Recall
 
 DAYS = 30            # activity looks back this far; the forecast looks ahead as far
 SOONEST = 8          # memories named in "fading next"

@@ -1,4 +1,4 @@
-"""Why a memory came back, in words: recall's channels and score parts (hindsight/scoring.py
+"""Why a memory came back, in words: recall's channels and score parts (hindsight/rules/scoring.py
 defines them), its confidence, the guard's flags, history actions. Pure."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..scoring import Weights
+from ..rules.scoring import Weights
 
 W = Weights()
 

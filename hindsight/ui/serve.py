@@ -13,13 +13,14 @@ import webbrowser
 
 import uvicorn
 
-from .. import bootstrap, validate as v
+from ..data import bootstrap
+from ..rules import validate as v
 from ..config import Settings
-from ..db import Database
-from ..embed import AsyncEmbedder, create as create_embedder
+from ..data.db import Database
+from ..embedders.base import AsyncEmbedder, create as create_embedder
 from ..errors import ConfigError, InvalidInput
-from ..memories import Memories, WritePolicy
-from ..recall import Recall
+from ..store.memories import Memories, WritePolicy
+from ..recall.search import Recall
 from .app import Ui, create_app
 from .data import Services
 

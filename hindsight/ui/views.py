@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from typing import Any
 
-from ..validate import MEMORY_TYPES
+from ..rules.validate import MEMORY_TYPES
 from . import explain
 from .charts import Series, bars
 from .html import Safe, fmt, href, join, pretty_json, short

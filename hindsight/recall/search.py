@@ -1,6 +1,6 @@
 """The read path: check the request, gather candidates (the keyword channels while the
 query is being embedded, then everything else in one statement), rank them
-(hindsight/scoring.py), answer."""
+(hindsight/rules/scoring.py), answer."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from typing import Any, Awaitable, Callable, Protocol
 
 import numpy as np
 
-from . import scoring, timeparse, validate as v
-from .db import Database
-from .embed import AsyncEmbedder
-from .errors import InvalidInput
-from .memories import row_to_dict
-from .text import cjk_share, estimate_tokens, keyword_text
+from ..rules import scoring, timeparse, validate as v
+from ..data.db import Database
+from ..embedders.base import AsyncEmbedder
+from ..errors import InvalidInput
+from ..store.memories import row_to_dict
+from ..rules.text import cjk_share, estimate_tokens, keyword_text
 
 CANDIDATES = 50            # per channel
 POSTINGS_PER_TERM = 1000   # BM25 reads at most this many postings of each query term

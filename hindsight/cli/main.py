@@ -19,12 +19,14 @@ import time
 import uuid
 from typing import Any
 
-from . import bootstrap, logs, migrate, render
-from .config import Settings
-from .db import redact
-from .errors import HindsightError, InvalidInput, NotFound
-from .services import Services, opened
-from .validate import MEMORY_TYPES
+from ..data import bootstrap, migrate
+from .. import logs
+from . import render
+from ..config import Settings
+from ..data.db import redact
+from ..errors import HindsightError, InvalidInput, NotFound
+from ..services import Services, opened
+from ..rules.validate import MEMORY_TYPES
 
 
 def version() -> str:
@@ -54,9 +56,9 @@ def cmd_keygen(args, settings: Settings) -> int:
 
 
 def cmd_doctor(args, settings: Settings) -> int:
-    from .db import ensure_pgvector
+    from ..data.db import ensure_pgvector
     from .doctor import stdout_check
-    from .embed import create, describe
+    from ..embedders.base import create, describe
 
     url = bootstrap.resolve_url(settings)
     print(f"database: {redact(url)}{' (embedded)' if not settings.database_url else ''}")
@@ -92,7 +94,7 @@ def cmd_mcp_config(args, settings: Settings) -> int:
 
 
 def cmd_ui(args, settings: Settings) -> int:
-    from .ui.serve import run as serve
+    from ..ui.serve import run as serve
 
     return serve(settings, port=args.port, open_browser=not args.no_browser, agent=args.agent)
 
@@ -192,7 +194,7 @@ async def _resolve(s: Services, agent: str, given: str) -> uuid.UUID:
 
 
 async def cmd_show(args, s: Services) -> int:
-    from .memories import row_to_dict
+    from ..store.memories import row_to_dict
 
     agent = s.agent(args.agent)
     mid = await _resolve(s, agent, args.memory_id)
@@ -215,7 +217,7 @@ async def cmd_show(args, s: Services) -> int:
 
 
 async def cmd_forget(args, s: Services) -> int:
-    from .maintenance import forget_archived
+    from ..upkeep.maintenance import forget_archived
 
     agent = s.agent(args.agent)
     mid = await _resolve(s, agent, args.memory_id)
@@ -238,7 +240,7 @@ async def cmd_invalidate(args, s: Services) -> int:
 
 
 async def cmd_restore(args, s: Services) -> int:
-    from .maintenance import restore
+    from ..upkeep.maintenance import restore
 
     agent = s.agent(args.agent)
     mid = await _resolve(s, agent, args.memory_id)
@@ -249,13 +251,13 @@ async def cmd_restore(args, s: Services) -> int:
 def _now(value: str | None):
     from datetime import datetime, timezone
 
-    from . import validate as v
+    from ..rules import validate as v
 
     return v.timestamp("--now", value) if value else datetime.now(timezone.utc)
 
 
 async def cmd_maintain(args, s: Services) -> int:
-    from .maintenance import Maintenance
+    from ..upkeep.maintenance import Maintenance
 
     report = await Maintenance(s.db, s.memories).run(_now(args.now), dry_run=args.dry_run, trigger="cli")
     print(json.dumps(report, ensure_ascii=False, default=str, indent=None if args.json else 2))
@@ -265,7 +267,7 @@ async def cmd_maintain(args, s: Services) -> int:
 
 
 async def cmd_scheduler(args, s: Services) -> int:
-    from .scheduling import serve
+    from ..upkeep.schedule import serve
 
     await serve(s)
     return 0
@@ -283,8 +285,8 @@ async def cmd_stats(args, s: Services) -> int:
 
 
 async def cmd_reembed(args, s: Services) -> int:
-    from . import embed
-    from .reembed import reembed
+    from ..embedders import base as embed
+    from ..upkeep.reembed import reembed
 
     name, dimension = embed.describe(s.settings)
     bar, task = _progress(0, f"re-embedding with {name}")
@@ -301,7 +303,7 @@ async def cmd_reembed(args, s: Services) -> int:
 
 
 async def cmd_export(args, s: Services) -> int:
-    from .transfer import export_lines
+    from ..store.transfer import export_lines
 
     agent = s.agent(args.agent)
     lines = await export_lines(s.db, agent)
@@ -321,7 +323,7 @@ def _progress(total: int, what: str):
 
 def load_import(args) -> list[dict[str, Any]]:
     """Every line checked before the database is even opened."""
-    from .importer import read_records
+    from ..store.importer import read_records
 
     if args.file == "-":
         return read_records(sys.stdin)
@@ -330,7 +332,7 @@ def load_import(args) -> list[dict[str, Any]]:
 
 
 async def cmd_import(args, s: Services) -> int:
-    from .importer import import_records
+    from ..store.importer import import_records
 
     records, agent = args.loaded, s.agent(args.agent)
     embedder = s.bulk_embedder

@@ -15,10 +15,10 @@ from typing import Any, Callable
 
 import anyio
 
-from . import queries
-from .db import Database, translated
-from .embed import Embedder
-from .errors import InvalidInput
+from ..data import queries
+from ..data.db import Database, translated
+from ..embedders.base import Embedder
+from ..errors import InvalidInput
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from .config import Settings
+from ..config import Settings
 
 SECRETS = {"HINDSIGHT_ENCRYPTION_KEY": "seals secrets at rest and reveals them; without it they are redacted",
            "HINDSIGHT_EMBED_API_KEY": "the embedding endpoint's API key",

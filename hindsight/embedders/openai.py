@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import httpx
 import numpy as np
 
-from .errors import EmbedderError
+from ..errors import EmbedderError
 
 BACKOFF = (0.2, 0.5)        # seconds before the second and third attempt
 BATCH = 64

@@ -18,8 +18,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .config import Settings
-from .embed import E5Small, Embedder, create
+from ..config import Settings
+from .base import Embedder, create
+from .e5 import E5Small
 
 DEFAULT_WORKERS = 2  # this project's machines have two cores
 

@@ -27,15 +27,19 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import Field, ValidationError
 
-from . import bootstrap, embedded, interactions, logs, stdio, validate as v
-from .config import Settings
-from .db import Database
-from .embed import AsyncEmbedder, create as create_embedder
-from .errors import HindsightError, InvalidInput
-from .memories import MAX_TTL_SECONDS, Memories, WritePolicy
-from .recall import AccessRecorder, Recall
-from .scoring import RECALL_CUT
-from .tool_args import explain, strict_tool
+from ..data import bootstrap, pg_embedded as embedded
+from ..store import interactions
+from .. import logs
+from . import stdio
+from ..rules import validate as v
+from ..config import Settings
+from ..data.db import Database
+from ..embedders.base import AsyncEmbedder, create as create_embedder
+from ..errors import HindsightError, InvalidInput
+from ..store.memories import MAX_TTL_SECONDS, Memories, WritePolicy
+from ..recall.search import AccessRecorder, Recall
+from ..rules.scoring import RECALL_CUT
+from .arguments import explain, strict_tool
 
 log = logging.getLogger("hindsight.server")
 
@@ -338,7 +342,7 @@ def _internal(what: str, exc: BaseException) -> str:
 
 class HindsightServer(MCPServer):
     """MCPServer whose tools, resources and prompts answer every failure cleanly, and
-    whose stdio transport answers every line it reads (hindsight.stdio)."""
+    whose stdio transport answers every line it reads (hindsight.server.stdio)."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
@@ -471,7 +475,7 @@ def _stop_on_signal(signum: int, _frame: Any) -> None:
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     """`--help` and `--version` answer and exit before anything starts (no database is
     created); the server itself takes no arguments: it is configured by the environment."""
-    from .cli import version
+    from ..cli.main import version
 
     p = argparse.ArgumentParser(
         prog="hindsight-server",

@@ -13,7 +13,7 @@ import hindsight
 
 from . import queries
 from .db import SCHEMA_LOCK, SERVER_SETTINGS
-from .errors import DatabaseError
+from ..errors import DatabaseError
 
 
 def alembic_dir() -> Path:
@@ -71,7 +71,7 @@ def run_env(context) -> None:
     url = context.config.attributes.get("database_url")
     if not url:
         from .bootstrap import resolve_url
-        from .config import Settings
+        from ..config import Settings
 
         url = resolve_url(Settings.from_env())
 

@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
-from . import privacy, transfer, validate as v
-from .bulk_pipeline import embedded_batches
-from .db import Database
-from .embed import Embedder
-from .errors import InvalidInput
-from .text import content_hash, indexed_text
+from ..rules import privacy, validate as v
+from . import transfer
+from ..embedders.pipeline import embedded_batches
+from ..data.db import Database
+from ..embedders.base import Embedder
+from ..errors import InvalidInput
+from ..rules.text import content_hash, indexed_text
 
 KNOWN = {"content", "text", "timestamp", "created_at", "memory_type", "importance", "metadata", "tags", "id",
          "session_id", "slot", "supersedes", "invalidated_at", "invalidation_reason"}

@@ -15,7 +15,7 @@ import asyncpg
 from pgvector.asyncpg import register_vector
 
 from . import queries
-from .errors import DatabaseError, DatabaseUnavailable
+from ..errors import DatabaseError, DatabaseUnavailable
 
 log = logging.getLogger(__name__)
 

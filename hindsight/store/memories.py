@@ -17,11 +17,11 @@ from typing import Any
 
 import anyio
 
-from . import dedup, guard, policy, privacy, scoring, validate as v
-from .db import Database, Tx
-from .embed import AsyncEmbedder
-from .errors import InvalidInput, NotFound
-from .text import content_hash, indexed_text, normalised
+from ..rules import dedup, guard, policy, privacy, scoring, validate as v
+from ..data.db import Database, Tx
+from ..embedders.base import AsyncEmbedder
+from ..errors import InvalidInput, NotFound
+from ..rules.text import content_hash, indexed_text, normalised
 
 MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
 NEIGHBOURS = 8          # candidates read for near-duplicates and conflicts

@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .db import Database
-from .maintenance import MIN_RECALL_DECAY
+from ..data.db import Database
+from ..upkeep.maintenance import MIN_RECALL_DECAY
 
 
 async def collect(db: Database, agent_id: str | None, now: datetime) -> dict[str, Any]:

@@ -18,12 +18,12 @@ from datetime import datetime
 from contextlib import aclosing
 from typing import Any
 
-from . import privacy, validate as v
-from .bulk_pipeline import embedded_batches
-from .db import Database
-from .embed import Embedder
-from .errors import InvalidInput
-from .text import content_hash, indexed_text
+from ..rules import privacy, validate as v
+from ..embedders.pipeline import embedded_batches
+from ..data.db import Database
+from ..embedders.base import Embedder
+from ..errors import InvalidInput
+from ..rules.text import content_hash, indexed_text
 
 FORMAT = "hindsight-export/1"
 _TIMES = ("stored_at", "updated_at", "expires_at", "invalidated_at", "last_accessed", "archived_at")

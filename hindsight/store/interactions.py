@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import validate as v
-from .clipping import clip
-from .errors import InvalidInput
+from ..rules import validate as v
+from ..rules.clipping import clip
+from ..errors import InvalidInput
 from .memories import Memories
-from .privacy import shown
-from .policy import Interaction, ToolResult, should_store
+from ..rules.privacy import shown
+from ..rules.policy import Interaction, ToolResult, should_store
 
 MAX_TOOL_RESULTS = 50
 FEEDBACK = ("positive", "negative")

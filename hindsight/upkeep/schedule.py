@@ -17,9 +17,9 @@ from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from .config import cron_trigger
+from ..config import cron_trigger
 from .maintenance import Maintenance
-from .services import Services
+from ..services import Services
 
 log = logging.getLogger("hindsight.scheduler")
 

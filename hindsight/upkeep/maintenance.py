@@ -16,10 +16,11 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from . import consolidation, policy, queries, scoring, validate as v
-from .db import Database, translated
-from .errors import InvalidInput, NotFound
-from .memories import Memories
+from ..rules import consolidation, policy, scoring, validate as v
+from ..data import queries
+from ..data.db import Database, translated
+from ..errors import InvalidInput, NotFound
+from ..store.memories import Memories
 
 log = logging.getLogger(__name__)
 

@@ -19,14 +19,14 @@ from typing import Any
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
 from . import detectors
-from .errors import ConfigError, HindsightError
+from ..errors import ConfigError, HindsightError
 
 
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z_]+\]")
 
 
 def find(text: str) -> list[tuple[int, int, str]]:
-    """Spans (start, end, kind) of secrets and personal data in `text` (hindsight.detectors).
+    """Spans (start, end, kind) of secrets and personal data in `text` (hindsight.rules.detectors).
     A placeholder left by an earlier redaction is not a secret: redacting is idempotent
     (an exported "api key is [REDACTED:api_key]" imports unchanged). Placeholders are read
     as blanks, so one put in front of a secret does not hide it."""

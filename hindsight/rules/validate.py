@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from . import detectors
-from .errors import InvalidInput
+from ..errors import InvalidInput
 from .privacy import shown
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")

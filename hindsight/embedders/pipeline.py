@@ -12,7 +12,7 @@ from typing import Any, AsyncIterator, Sequence
 
 import anyio
 
-from .embed import Embedder
+from .base import Embedder
 
 
 def _start(embedder: Embedder, batch: Sequence[dict[str, Any]]) -> asyncio.Task:

@@ -42,7 +42,7 @@ import warnings
 from pathlib import Path
 from typing import Awaitable, Callable, Iterator
 
-from .errors import DatabaseError
+from ..errors import DatabaseError
 
 log = logging.getLogger(__name__)
 _held: set[Path] = set()  # data directories this process holds

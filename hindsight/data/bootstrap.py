@@ -1,0 +1,92 @@
+"""Getting a database ready, as one synchronous step before anything serves:
+choose it (external URL or embedded), check pgvector, migrate, check the embedder record."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from ..embedders import base as embed
+from . import pg_embedded as embedded, migrate, queries
+from ..config import Settings
+from .db import connect_once, ensure_pgvector, translated
+from ..errors import ConfigError, EmbedderMismatch
+
+log = logging.getLogger(__name__)
+
+
+def resolve_url(settings: Settings) -> str:
+    """The external URL when one is set (never replaced by the embedded database, even if it
+    fails), else the embedded server's, started or joined."""
+    if settings.database_url:
+        return settings.database_url
+    return embedded.start(settings.home)
+
+
+def prepare(settings: Settings, *, check_embedder: bool = True, check_role: bool = False) -> str:
+    """Return a URL whose database is reachable, has pgvector, is at the newest schema and
+    (optionally) agrees with the configured embedder and lets its role act for
+    HINDSIGHT_AGENT_ID (the server's check; the CLI names agents itself). Raises
+    HindsightError otherwise."""
+    url = resolve_url(settings)
+    asyncio.run(ensure_pgvector(url))
+    migrate.upgrade(url)
+    if check_embedder:
+        name, dimension = embed.describe(settings)
+        asyncio.run(_check_embedder(url, name, dimension))
+    if check_role:
+        asyncio.run(_check_agent_role(url, settings.agent_id))
+    return url
+
+
+async def _check_agent_role(url: str, agent_id: str) -> None:
+    """A login role limited to some agents (docs/sql.md) must be mapped to this server's."""
+    conn = await connect_once(url)
+    try:
+        async with translated("checking the database role"):
+            row = await conn.fetchrow(queries.get("role_agents"))
+    finally:
+        await conn.close()
+    if row["scoped"] and agent_id not in row["agents"]:
+        raise ConfigError(f"the database role {row['role']!r} may act only for agents {row['agents']} "
+                          f"(hindsight_agent_roles), not for HINDSIGHT_AGENT_ID={agent_id!r}")
+
+
+async def _check_embedder(url: str, name: str, dimension: int) -> None:
+    conn = await connect_once(url)
+    try:
+        await check_recorded(conn, name, dimension)
+    finally:
+        await conn.close()
+
+
+async def check_recorded(conn, name: str, dimension: int) -> None:
+    """Make the database's embedder record agree with the configured embedder.
+
+    An empty database adopts the configured embedder (re-declaring the vector column if the
+    dimension differs). A database holding memories written by another embedder is an
+    error: mixing vectors from two models makes recall silently wrong.
+    """
+    row = await conn.fetchrow(queries.get("embedder_get"))
+    if row is not None and (row["name"], row["dimension"]) == (name, dimension):
+        return  # the usual case, and all an agent's login role may check (it may not lock)
+    async with conn.transaction():
+        await conn.execute("LOCK TABLE hindsight_embedder IN EXCLUSIVE MODE")
+        row = await conn.fetchrow(queries.get("embedder_get"))
+        if row is not None and (row["name"], row["dimension"]) == (name, dimension):
+            return
+        if row is not None and await conn.fetchval(queries.get("memories_exist")):
+            raise EmbedderMismatch(
+                f"the database holds memories embedded by {row['name']} ({row['dimension']}-d) but "
+                f"HINDSIGHT_EMBEDDER selects {name} ({dimension}-d). Set HINDSIGHT_EMBEDDER="
+                f"{row['name']} to keep using them, or point HINDSIGHT_HOME / HINDSIGHT_DATABASE_URL "
+                "at an empty database for the new embedder"
+            )
+        if await conn.fetchval(queries.get("embedding_dimension")) != dimension:
+            if await conn.fetchval(queries.get("memories_exist")):
+                raise EmbedderMismatch(
+                    f"the embedding column is not {dimension}-d and memories exist; "
+                    f"set HINDSIGHT_EMBEDDER to the embedder that wrote them"
+                )
+            await conn.execute(queries.get("embedding_set_dimension").format(dimension=int(dimension)))
+        await conn.execute(queries.get("embedder_record"), name, dimension)
