@@ -6,8 +6,18 @@ import random
 
 TOOLS = ["pip", "git", "docker", "pytest", "npm", "kubectl", "psql", "curl", "terraform", "make"]
 LIBS = ["polars", "pandas", "numpy", "fastapi", "django", "react", "pydantic", "sqlalchemy", "httpx", "asyncpg"]
-ERRORS = ["ImportError", "ERR_SSL_PROTOCOL_ERROR", "TimeoutError", "ECONNREFUSED", "OOMKilled",
-          "PermissionError", "ModuleNotFoundError", "SyntaxError", "KeyError", "exit code 137"]
+ERRORS = [
+    "ImportError",
+    "ERR_SSL_PROTOCOL_ERROR",
+    "TimeoutError",
+    "ECONNREFUSED",
+    "OOMKilled",
+    "PermissionError",
+    "ModuleNotFoundError",
+    "SyntaxError",
+    "KeyError",
+    "exit code 137",
+]
 EN = [
     "The user prefers {lib} over {lib2} for data work",
     "{tool} failed with {err} while building the {lib} service; fixed by pinning the version",
@@ -38,15 +48,22 @@ def memories(n: int, seed: int = 7, chinese_share: float = 0.3) -> list[str]:
     for i in range(n):
         template = rng.choice(ZH if rng.random() < chinese_share else EN)
         lib, lib2 = rng.sample(LIBS, 2)
-        out.append(template.format(lib=lib, lib2=lib2, tool=rng.choice(TOOLS), err=rng.choice(ERRORS),
-                                   n=rng.randint(2, 40)) + f" (#{i})")
+        out.append(
+            template.format(lib=lib, lib2=lib2, tool=rng.choice(TOOLS), err=rng.choice(ERRORS), n=rng.randint(2, 40))
+            + f" (#{i})"
+        )
     return out
 
 
 def queries(n: int, seed: int = 11) -> list[str]:
     rng = random.Random(seed)
-    en = ["which dataframe library does the user prefer?", "how did we fix {err} last time?",
-          "what went wrong with {tool}?", "when was {lib} upgraded?", "deployment checklist for {tool}"]
+    en = [
+        "which dataframe library does the user prefer?",
+        "how did we fix {err} last time?",
+        "what went wrong with {tool}?",
+        "when was {lib} upgraded?",
+        "deployment checklist for {tool}",
+    ]
     zh = ["用户喜欢哪个数据处理库？", "{tool}出错怎么解决？", "上周{lib}升级出了什么问题", "代码注释用什么语言"]
     out = []
     for _ in range(n):

@@ -22,12 +22,13 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 
-from hindsight.data import bootstrap, pg_embedded as embedded
 from hindsight.config import Settings
+from hindsight.data import bootstrap
+from hindsight.data import pg_embedded as embedded
 from hindsight.data.db import Database
 from hindsight.embedders.base import AsyncEmbedder, create
-from hindsight.upkeep.maintenance import Maintenance
 from hindsight.recall.search import Recall
+from hindsight.upkeep.maintenance import Maintenance
 
 LOAD = """
 INSERT INTO memories (agent_id, session_id, memory_type, content, content_hash, embedding, search_vector,
@@ -54,13 +55,23 @@ def pct(xs: list[float], p: float) -> float:
 
 async def stat(db: Database) -> tuple[int, int]:
     await asyncio.sleep(11)  # idle backends report their table statistics within 10 s
-    row = await db.pool.fetchrow("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'memory_state'")
+    row = await db.pool.fetchrow(
+        "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'memory_state'"
+    )
     return row["n_tup_upd"], row["n_tup_hot_upd"]
 
 
 async def recall_loop(recall: Recall, agents: int, stop: asyncio.Event, out: list[float]) -> None:
-    queries = ["how do we deploy?", "pip proxy error", "which dataframe library?", "billing service timeouts",
-               "vpn access", "postgres upgrade", "docker build cache", "release notes process"]
+    queries = [
+        "how do we deploy?",
+        "pip proxy error",
+        "which dataframe library?",
+        "billing service timeouts",
+        "vpn access",
+        "postgres upgrade",
+        "docker build cache",
+        "release notes process",
+    ]
     i = 0
     while not stop.is_set():
         t = time.perf_counter()
@@ -110,18 +121,25 @@ async def run(url: str, args) -> None:
             "importance, current) SELECT agent_id, id, 1.0, (hashtext(id::text) & 7) % 7, "
             "CASE WHEN hashtext(id::text) % 3 = 0 THEN NULL "
             "ELSE now() - ((abs(hashtext(id::text)) % 60) || ' days')::interval END, stored_at, strength, "
-            "importance, true FROM memories", timeout=3600)
-        await conn.execute("INSERT INTO agent_stats (agent_id, n_docs, total_len) "
-                           "SELECT agent_id, count(*), sum(doc_len) FROM memories GROUP BY agent_id "
-                           "ON CONFLICT (agent_id) DO NOTHING", timeout=3600)
+            "importance, true FROM memories",
+            timeout=3600,
+        )
+        await conn.execute(
+            "INSERT INTO agent_stats (agent_id, n_docs, total_len) "
+            "SELECT agent_id, count(*), sum(doc_len) FROM memories GROUP BY agent_id "
+            "ON CONFLICT (agent_id) DO NOTHING",
+            timeout=3600,
+        )
     print(f"  loaded in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     if not args.no_hnsw:
         t = time.perf_counter()
         async with db.pool.acquire() as conn:
             await conn.execute("SET maintenance_work_mem = '3GB'")
             await conn.execute("SET max_parallel_maintenance_workers = 2")
-            await conn.execute("CREATE INDEX memories_embedding_hnsw ON memories USING hnsw (embedding vector_cosine_ops)",
-                               timeout=4 * 3600)
+            await conn.execute(
+                "CREATE INDEX memories_embedding_hnsw ON memories USING hnsw (embedding vector_cosine_ops)",
+                timeout=4 * 3600,
+            )
         print(f"  HNSW index built in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     await db.pool.execute("VACUUM (ANALYZE) memories", timeout=3600)
     await db.pool.execute("VACUUM (ANALYZE) memory_state", timeout=3600)
@@ -129,7 +147,8 @@ async def run(url: str, args) -> None:
         "SELECT pg_size_pretty(pg_relation_size('memory_state')) AS heap, "
         "pg_size_pretty(pg_total_relation_size('memories')) AS total, "
         "(SELECT count(*) FROM memories) AS n, "
-        "(pg_relation_size('memory_state') / current_setting('block_size')::int) AS pages")
+        "(pg_relation_size('memory_state') / current_setting('block_size')::int) AS pages"
+    )
 
     recall = Recall(db, AsyncEmbedder(create(Settings.from_env())))
     base: list[float] = []
@@ -154,11 +173,15 @@ async def run(url: str, args) -> None:
     again = await Maintenance(db, None).decay(now, dry_run=False)
     again_s = time.perf_counter() - t
 
-    print(f"memories: {size['n']:,} rows ({size['total']} with indexes and TOAST; HNSW index "
-          f"{'built' if not args.no_hnsw else 'not built'}); memory_state heap {size['heap']} ({size['pages']:,} pages)")
-    print(f"decay: {report['changed']:,} rows changed in {decay_s:.1f} s "
-          f"({report['changed'] / max(decay_s, 1e-9):,.0f} rows/s); HOT updates {hot1 - hot0:,} of {upd1 - upd0:,} "
-          f"({(hot1 - hot0) / max(upd1 - upd0, 1):.1%})")
+    print(
+        f"memories: {size['n']:,} rows ({size['total']} with indexes and TOAST; HNSW index "
+        f"{'built' if not args.no_hnsw else 'not built'}); memory_state heap {size['heap']} ({size['pages']:,} pages)"
+    )
+    print(
+        f"decay: {report['changed']:,} rows changed in {decay_s:.1f} s "
+        f"({report['changed'] / max(decay_s, 1e-9):,.0f} rows/s); HOT updates {hot1 - hot0:,} of {upd1 - upd0:,} "
+        f"({(hot1 - hot0) / max(upd1 - upd0, 1):.1%})"
+    )
     print(f"decay again at the same moment (idempotence): {again['changed']:,} rows changed in {again_s:.1f} s")
     for name, xs in (("recall before decay", base), ("recall during decay", during)):
         if xs:

@@ -16,12 +16,13 @@ import tempfile
 import uuid
 from datetime import datetime, timedelta, timezone
 
-from hindsight.data import bootstrap, pg_embedded as embedded
 from hindsight.config import Settings
+from hindsight.data import bootstrap
+from hindsight.data import pg_embedded as embedded
 from hindsight.data.db import Database
 from hindsight.embedders.base import AsyncEmbedder, create
-from hindsight.upkeep.maintenance import MIN_RECALL_DECAY, Maintenance
 from hindsight.store.memories import Memories
+from hindsight.upkeep.maintenance import MIN_RECALL_DECAY, Maintenance
 
 ARCHETYPES = [
     ("imp1 note", "Scratch: the build took 4 minutes today", 1),
@@ -54,8 +55,10 @@ async def simulate(url: str, days: int, every: int) -> None:
         assert report["status"] == "succeeded" and report["counts"]["reconciled"], report
         if day % every and day not in RECALLED and day != days:
             continue
-        rows = {str(r["id"]): r["decay_score"] for r in await db.pool.fetch(
-            "SELECT id, decay_score FROM memory_state WHERE agent_id = 'sim'")}
+        rows = {
+            str(r["id"]): r["decay_score"]
+            for r in await db.pool.fetch("SELECT id, decay_score FROM memory_state WHERE agent_id = 'sim'")
+        }
         cells = []
         for n in names:
             score = rows.get(ids[n])

@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from hindsight.data import migrate
 from hindsight.data import pg_embedded as embedded
-from hindsight.data import migrate  # noqa: E402
-from hindsight.data.db import connect_once  # noqa: E402
-from hindsight.upkeep.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY  # noqa: E402
-from hindsight.rules.policy import RETENTION_DAYS, WORKING_TTL  # noqa: E402
+from hindsight.data.db import connect_once
+from hindsight.rules.policy import RETENTION_DAYS, WORKING_TTL
+from hindsight.upkeep.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY
 
 LAYERS = ("working", "episodic", "semantic", "procedural")
 HORIZON = 4000  # days
@@ -37,7 +37,14 @@ async def hidden_after(url: str, layer: str, importance: int, strength: float) -
             "SELECT min(d) FROM generate_series(0, $6) d "
             "WHERE hindsight_decay($1::real, 0, $2::timestamptz, $3::smallint, $4::text, "
             "$2::timestamptz + d * interval '1 day', $5::float8) < $7",
-            strength, t0, importance, layer, DECAY_LAMBDA, HORIZON, MIN_RECALL_DECAY)
+            strength,
+            t0,
+            importance,
+            layer,
+            DECAY_LAMBDA,
+            HORIZON,
+            MIN_RECALL_DECAY,
+        )
         return day
     finally:
         await conn.close()
@@ -63,12 +70,16 @@ async def main(strength: float) -> None:
         url = embedded.start(Path(home))
         try:
             await asyncio.to_thread(migrate.upgrade, url)
-            print(f"Days until an unused memory (strength {strength}) leaves default recall "
-                  f"(decay < {MIN_RECALL_DECAY} or expiry)\n")
+            print(
+                f"Days until an unused memory (strength {strength}) leaves default recall "
+                f"(decay < {MIN_RECALL_DECAY} or expiry)\n"
+            )
             print("| layer | " + " | ".join(f"importance {i}" for i in range(1, 6)) + " |")
             print("|---|" + "---|" * 5)
             for layer in LAYERS:
-                cells = [cell(await hidden_after(url, layer, i, strength), expires_after(layer, i)) for i in range(1, 6)]
+                cells = [
+                    cell(await hidden_after(url, layer, i, strength), expires_after(layer, i)) for i in range(1, 6)
+                ]
                 print(f"| {layer} | " + " | ".join(cells) + " |")
         finally:
             embedded.release()

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from hindsight.rules import dedup
 from hindsight.config import Settings
 from hindsight.embedders.base import create
+from hindsight.rules import dedup
 
 LABELS = ("duplicate", "conflict", "related", "unrelated")
 
@@ -49,14 +49,20 @@ def main() -> None:
     rule = dedup.DEFAULT_THRESHOLD
     caught = sum(p["label"] == "duplicate" and p["cos"] >= rule and p["same_words"] for p in pairs)
     swallowed = sum(p["label"] != "duplicate" and p["cos"] >= rule and p["same_words"] for p in pairs)
-    print(f"\nhindsight's rule (cosine >= {rule} and the same content words in order): "
-          f"{caught}/{n_dup} duplicates, {swallowed} non-duplicates swallowed")
+    print(
+        f"\nhindsight's rule (cosine >= {rule} and the same content words in order): "
+        f"{caught}/{n_dup} duplicates, {swallowed} non-duplicates swallowed"
+    )
     ct = dedup.DEFAULT_CONFLICT_THRESHOLD
-    flagged = {label: sum(p["label"] == label and p["cos"] >= ct and not (p["cos"] >= rule and p["same_words"])
-                          for p in pairs) for label in LABELS[1:]}
+    flagged = {
+        label: sum(p["label"] == label and p["cos"] >= ct and not (p["cos"] >= rule and p["same_words"]) for p in pairs)
+        for label in LABELS[1:]
+    }
     totals = {label: sum(p["label"] == label for p in pairs) for label in LABELS[1:]}
-    print(f"possible_conflicts (cosine >= {ct}, not a duplicate): "
-          + ", ".join(f"{flagged[k]}/{totals[k]} {k}" for k in flagged))
+    print(
+        f"possible_conflicts (cosine >= {ct}, not a duplicate): "
+        + ", ".join(f"{flagged[k]}/{totals[k]} {k}" for k in flagged)
+    )
 
 
 if __name__ == "__main__":

@@ -35,12 +35,17 @@ async def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="hs-fuzz-"))
     url = embedded.start(root / "home")
     log = root / "server.log"
-    server = RawServer([command], server_env(HINDSIGHT_DATABASE_URL=url, HINDSIGHT_AGENT_ID="fuzz",
-                                             HINDSIGHT_LOG_LEVEL="INFO"), stderr=log.open("w"))
+    server = RawServer(
+        [command],
+        server_env(HINDSIGHT_DATABASE_URL=url, HINDSIGHT_AGENT_ID="fuzz", HINDSIGHT_LOG_LEVEL="INFO"),
+        stderr=log.open("w"),
+    )
     try:
         await server.start()
-        ids = [structured(await server.call("store_memory", {"content": f"seed memory {i} about deploys"}))["id"]
-               for i in range(12)]
+        ids = [
+            structured(await server.call("store_memory", {"content": f"seed memory {i} about deploys"}))["id"]
+            for i in range(12)
+        ]
         before = await fuzzcases.rows(url)
         t0 = time.monotonic()
         report = await fuzzcases.run(server, fuzzcases.cases(args.seed, args.cases, ids), limit=5.0)
@@ -55,14 +60,28 @@ async def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
     print(f"fuzz of {command}: seed {args.seed}, {seconds:.0f} s, exit code {code}")
     print(fuzzcases.summary(report, audit))
-    print(f"stdout lines that were not JSON-RPC: {len(server.stray)}; tracebacks in the log: "
-          f"{text.count('Traceback')}; internal errors logged: {text.count('failed unexpectedly')}")
-    for name, items in (("hangs", report.hangs), ("internal", report.internal), ("wrong replies", report.wrong_reply),
-                        ("valid calls failed", report.valid_failed)):
+    print(
+        f"stdout lines that were not JSON-RPC: {len(server.stray)}; tracebacks in the log: "
+        f"{text.count('Traceback')}; internal errors logged: {text.count('failed unexpectedly')}"
+    )
+    for name, items in (
+        ("hangs", report.hangs),
+        ("internal", report.internal),
+        ("wrong replies", report.wrong_reply),
+        ("valid calls failed", report.valid_failed),
+    ):
         for item in items[:5]:
             print(f"  {name}: {item}")
-    bad = (report.hangs or report.internal or report.wrong_reply or report.valid_failed or server.stray
-           or audit["written by refused calls"] or audit["lost"] or audit["changed by refused calls"])
+    bad = (
+        report.hangs
+        or report.internal
+        or report.wrong_reply
+        or report.valid_failed
+        or server.stray
+        or audit["written by refused calls"]
+        or audit["lost"]
+        or audit["changed by refused calls"]
+    )
     return 1 if bad else 0
 
 

@@ -33,8 +33,13 @@ def locomo_lines() -> list[dict]:
         while f"session_{n}" in c:
             when = datetime.strptime(c[f"session_{n}_date_time"], "%I:%M %p on %d %B, %Y").isoformat()
             for turn in c[f"session_{n}"]:
-                out.append({"id": f"{conv['sample_id']}/{turn['dia_id']}", "timestamp": when,
-                            "content": f"{turn['speaker']}: {turn['text']}"})
+                out.append(
+                    {
+                        "id": f"{conv['sample_id']}/{turn['dia_id']}",
+                        "timestamp": when,
+                        "content": f"{turn['speaker']}: {turn['text']}",
+                    }
+                )
             n += 1
     return out
 
@@ -69,8 +74,9 @@ def main() -> None:
         env = {**os.environ, "HINDSIGHT_HOME": str(Path(tmp) / "home")}
         env.pop("HINDSIGHT_DATABASE_URL", None)
         home = Path(env["HINDSIGHT_HOME"])
-        keeper = subprocess.Popen([str(exe), "scheduler"], env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL)  # holds the embedded server between imports
+        keeper = subprocess.Popen(
+            [str(exe), "scheduler"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )  # holds the embedded server between imports
         while not (home / "pgdata" / "postmaster.pid").exists():
             time.sleep(0.2)
         time.sleep(3)
@@ -80,18 +86,25 @@ def main() -> None:
                 load = os.getloadavg()[0]
                 cpu_before, pg_before = resource.getrusage(resource.RUSAGE_CHILDREN), postgres_cpu(home)
                 started = time.perf_counter()
-                done = subprocess.run([str(exe), "import", str(src), "--agent", f"bench-{rnd}-{workers}"],
-                                      env={**env, "HINDSIGHT_EMBED_THREADS": workers}, capture_output=True,
-                                      text=True, check=True)
+                done = subprocess.run(
+                    [str(exe), "import", str(src), "--agent", f"bench-{rnd}-{workers}"],
+                    env={**env, "HINDSIGHT_EMBED_THREADS": workers},
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
                 wall = time.perf_counter() - started
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu = after.ru_utime + after.ru_stime - cpu_before.ru_utime - cpu_before.ru_stime
                 pg = postgres_cpu(home) - pg_before
                 said = re.search(r"\(([\d.]+) memories/s\)", done.stderr).group(1)
-                print(f"round {rnd + 1}, {workers} embedding worker(s): {len(lines) / wall:6.1f} memories/s "
-                      f"end to end ({said} as the command reports it, start-up excluded); CPU: import "
-                      f"{cpu:.0f} s + PostgreSQL {pg:.0f} s = {len(lines) / (cpu + pg):.1f} memories per CPU-second; "
-                      f"load average before: {load:.2f}", flush=True)
+                print(
+                    f"round {rnd + 1}, {workers} embedding worker(s): {len(lines) / wall:6.1f} memories/s "
+                    f"end to end ({said} as the command reports it, start-up excluded); CPU: import "
+                    f"{cpu:.0f} s + PostgreSQL {pg:.0f} s = {len(lines) / (cpu + pg):.1f} memories per CPU-second; "
+                    f"load average before: {load:.2f}",
+                    flush=True,
+                )
         keeper.terminate()
         keeper.wait(timeout=60)
 

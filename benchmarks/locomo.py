@@ -25,10 +25,13 @@ def main() -> int:
         env = {**os.environ, "HINDSIGHT_HOME": home, "HINDSIGHT_LOG_LEVEL": "WARNING"}
         env.pop("HINDSIGHT_DATABASE_URL", None)
         env.pop("DATABASE_URL", None)
-        cmd = (f"{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'locomo_adapter.py'))} "
-               "{memories} {queries} {output} {conv}")
-        return subprocess.run([sys.executable, str(BENCH), "--retriever", "external", "--cmd", cmd,
-                               *sys.argv[1:]], env=env).returncode
+        cmd = (
+            f"{shlex.quote(sys.executable)} {shlex.quote(str(HERE / 'locomo_adapter.py'))} "
+            "{memories} {queries} {output} {conv}"
+        )
+        return subprocess.run(
+            [sys.executable, str(BENCH), "--retriever", "external", "--cmd", cmd, *sys.argv[1:]], env=env
+        ).returncode
 
 
 if __name__ == "__main__":

@@ -40,12 +40,19 @@ def main(memories: str, queries: str, output: str, conv: str) -> None:
         with open(queries, encoding="utf-8") as src, open(batch, "w", encoding="utf-8") as dst:
             for line in src:
                 q = json.loads(line)
-                dst.write(json.dumps({"qid": q["qid"], "query": q["query"], "k": q["k"],
-                                      "as_of": q.get("now")}, ensure_ascii=False) + "\n")
-        subprocess.run([hindsight(), "import", str(to_import), "--agent", agent], check=True,
-                       stdout=subprocess.DEVNULL)
-        done = subprocess.run([hindsight(), "recall", "--agent", agent, "--batch", str(batch), "--json"],
-                              check=True, stdout=subprocess.PIPE, text=True)
+                dst.write(
+                    json.dumps(
+                        {"qid": q["qid"], "query": q["query"], "k": q["k"], "as_of": q.get("now")}, ensure_ascii=False
+                    )
+                    + "\n"
+                )
+        subprocess.run([hindsight(), "import", str(to_import), "--agent", agent], check=True, stdout=subprocess.DEVNULL)
+        done = subprocess.run(
+            [hindsight(), "recall", "--agent", agent, "--batch", str(batch), "--json"],
+            check=True,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
     with open(output, "w", encoding="utf-8") as out:
         for line in done.stdout.splitlines():
             row = json.loads(line)

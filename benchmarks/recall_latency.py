@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-import corpus  # noqa: E402
+import corpus
 
 
 def pct(xs, p):
@@ -47,12 +47,32 @@ async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
         vec = base_vectors[base] + rng.normal(0, 0.015, base_vectors.shape[1]).astype(np.float32)
         vec /= np.linalg.norm(vec)
         content = f"{texts[base]} [{i}]"
-        rows.append((agent, None, None, "episodic", content, content_hash(content), vec, keyword_text(content),
-                     {"tools_used": [corpus.TOOLS[i % len(corpus.TOOLS)]]}, [], 1 + i % 5,
-                     None, None, False, None, None, None, None, None))
+        rows.append(
+            (
+                agent,
+                None,
+                None,
+                "episodic",
+                content,
+                content_hash(content),
+                vec,
+                keyword_text(content),
+                {"tools_used": [corpus.TOOLS[i % len(corpus.TOOLS)]]},
+                [],
+                1 + i % 5,
+                None,
+                None,
+                False,
+                None,
+                None,
+                None,
+                None,
+                None,
+            )
+        )
     for s in range(0, len(rows), 1000):
         async with db.pool.acquire() as conn, conn.transaction():
-            await conn.executemany(sql, rows[s:s + 1000])
+            await conn.executemany(sql, rows[s : s + 1000])
 
 
 async def measure(db, recall, embedder, agent, queries):
@@ -62,8 +82,9 @@ async def measure(db, recall, embedder, agent, queries):
     for q in queries:
         t = time.perf_counter()
         vec = await embedder.query(q)
-        await db.pool.fetch("SELECT id, content FROM memories WHERE agent_id = $1 "
-                            "ORDER BY embedding <=> $2 LIMIT 5", agent, vec)
+        await db.pool.fetch(
+            "SELECT id, content FROM memories WHERE agent_id = $1 ORDER BY embedding <=> $2 LIMIT 5", agent, vec
+        )
         base_ms.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
         await recall.retrieve(agent, q, top_k=5)
@@ -85,8 +106,10 @@ async def plans(db, recall, agent, query):
     filters = (agent, True, now, None, None, None, None, None, 0.3)
     out = {}
     async with db.pool.acquire() as conn:
-        for name, args in (("channel_keyword", (*filters, 50, keyword_text(query), 1000)),
-                           ("recall_candidates", (*filters, 50, vec, [], []))):
+        for name, args in (
+            ("channel_keyword", (*filters, 50, keyword_text(query), 1000)),
+            ("recall_candidates", (*filters, 50, vec, [], [])),
+        ):
             rows = await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + queries.get(name), *args)
             out[name] = [r[0] for r in rows]
     return out
@@ -104,7 +127,7 @@ async def run(args, url):
     agent = "bench"
     texts = corpus.memories(2000)
     t = time.perf_counter()
-    base_vectors = np.vstack([embedder.embedder.passages(texts[i:i + 64]) for i in range(0, len(texts), 64)])
+    base_vectors = np.vstack([embedder.embedder.passages(texts[i : i + 64]) for i in range(0, len(texts), 64)])
     embed_rate = len(texts) / (time.perf_counter() - t)
     rng = np.random.default_rng(1)
     queries = corpus.queries(args.queries)
@@ -129,13 +152,18 @@ def import_rate(home, n=1000):
     """`hindsight import` end to end (embedding included) on n memories."""
     with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
         for i, text in enumerate(corpus.memories(n, seed=99)):
-            fh.write(json.dumps({"content": text, "timestamp": f"2024-01-01T00:{i % 60:02d}:00Z", "id": i},
-                                ensure_ascii=False) + "\n")
+            fh.write(
+                json.dumps(
+                    {"content": text, "timestamp": f"2024-01-01T00:{i % 60:02d}:00Z", "id": i}, ensure_ascii=False
+                )
+                + "\n"
+            )
     exe = Path(sys.executable).parent / "hindsight"
     env = {**os.environ, "HINDSIGHT_HOME": home}
     t = time.perf_counter()
-    subprocess.run([str(exe), "import", fh.name, "--agent", "import-bench"], check=True, env=env,
-                   stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [str(exe), "import", fh.name, "--agent", "import-bench"], check=True, env=env, stderr=subprocess.DEVNULL
+    )
     os.unlink(fh.name)
     return n / (time.perf_counter() - t)
 
@@ -149,8 +177,8 @@ def main() -> None:
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
 
-    from hindsight.data import bootstrap
     from hindsight.config import Settings
+    from hindsight.data import bootstrap
 
     with tempfile.TemporaryDirectory(prefix="hs-latency-") as home:
         os.environ["HINDSIGHT_HOME"] = home
@@ -164,15 +192,21 @@ def main() -> None:
 
             embedded.release()  # stop the embedded server before its folder is removed
 
-    print(f"\nrecall latency, one agent, {args.queries} queries (EN/ZH), embedder threads "
-          f"{os.environ.get('OMP_NUM_THREADS', '1')}")
-    print(f"{'memories':>9} | {'baseline p50':>12} {'p95':>6} | {'retrieve p50':>12} {'p95':>6} | "
-          f"{'ratio p50':>9} {'p95':>5} | {'bulk rows/s':>11}")
+    print(
+        f"\nrecall latency, one agent, {args.queries} queries (EN/ZH), embedder threads "
+        f"{os.environ.get('OMP_NUM_THREADS', '1')}"
+    )
+    print(
+        f"{'memories':>9} | {'baseline p50':>12} {'p95':>6} | {'retrieve p50':>12} {'p95':>6} | "
+        f"{'ratio p50':>9} {'p95':>5} | {'bulk rows/s':>11}"
+    )
     for size, load_rate, base, rec, _ in table:
-        print(f"{size:>9} | {statistics.median(base):>12.1f} {pct(base, 95):>6.1f} | "
-              f"{statistics.median(rec):>12.1f} {pct(rec, 95):>6.1f} | "
-              f"{statistics.median(rec) / statistics.median(base):>9.2f} {pct(rec, 95) / pct(base, 95):>5.2f} | "
-              f"{load_rate:>11.0f}")
+        print(
+            f"{size:>9} | {statistics.median(base):>12.1f} {pct(base, 95):>6.1f} | "
+            f"{statistics.median(rec):>12.1f} {pct(rec, 95):>6.1f} | "
+            f"{statistics.median(rec) / statistics.median(base):>9.2f} {pct(rec, 95) / pct(base, 95):>5.2f} | "
+            f"{load_rate:>11.0f}"
+        )
     print(f"passage embedding: {embed_rate:.1f} texts/s; `hindsight import` end to end: {imp:.1f} memories/s")
     print("\nwhere retrieve's time goes (median / p95, ms; candidates = rows ranked)")
     print(f"{'memories':>9} | " + " | ".join(f"{s:>16}" for s in STAGES))

@@ -15,8 +15,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from hindsight.store import interactions
 from hindsight.rules.policy import should_store
+from hindsight.store import interactions
 
 
 def main() -> None:
@@ -34,9 +34,14 @@ def main() -> None:
     print(f"events {len(rows)} ({dict(Counter(r['expect'] for r in rows))})")
     print(f"stored {stored} ({stored / len(rows):.1%}; target at most 25%)")
     print(f"must-keep kept in the right layer: {kept}/{len(must)}")
-    print(f"stored without being must-keep: {len(extra)}; chitchat stored: "
-          f"{sum(r['expect'] == 'chitchat' for r, _ in extra)}")
-    print("stored by reason: " + ", ".join(f"{k} {v}" for k, v in Counter(d.reason for d in decisions if d.store).most_common()))
+    print(
+        f"stored without being must-keep: {len(extra)}; chitchat stored: "
+        f"{sum(r['expect'] == 'chitchat' for r, _ in extra)}"
+    )
+    print(
+        "stored by reason: "
+        + ", ".join(f"{k} {v}" for k, v in Counter(d.reason for d in decisions if d.store).most_common())
+    )
     print(f"decision time: {per_event_us:.0f} µs per event")
 
 

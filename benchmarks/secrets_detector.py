@@ -67,8 +67,10 @@ def main() -> None:
         print(f"{label:<10}{'ALL':<26}{n:>5}{n - bad:>12} ({(n - bad) / n:.1%} {good_word})")
     s_n, s_bad = summary["secret"]
     l_n, l_bad = summary["lookalike"]
-    print(f"\nsecrets caught {s_n - s_bad}/{s_n} ({(s_n - s_bad) / s_n:.1%}); look-alikes altered {l_bad}/{l_n} "
-          f"({l_bad / l_n:.1%}); {ms:.3f} ms a text")
+    print(
+        f"\nsecrets caught {s_n - s_bad}/{s_n} ({(s_n - s_bad) / s_n:.1%}); look-alikes altered {l_bad}/{l_n} "
+        f"({l_bad / l_n:.1%}); {ms:.3f} ms a text"
+    )
     print("\nguard")
     for text, expected in GUARD_CASES:
         flags = set(guard.assess(text).flags) & {"absolute", "instruction_like"}

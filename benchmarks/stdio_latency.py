@@ -20,9 +20,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-import corpus  # noqa: E402
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+import corpus
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 
 def pct(values: list[float], p: float) -> float:
@@ -39,8 +39,12 @@ async def main() -> None:
 
     home = tempfile.mkdtemp(prefix="hs-bench-")
     exe = Path(sys.executable).parent / "hindsight-server"
-    env = {"HINDSIGHT_HOME": home, "OMP_NUM_THREADS": "1", "HINDSIGHT_LOG_LEVEL": "WARNING",
-           "PATH": os.environ.get("PATH", "")}
+    env = {
+        "HINDSIGHT_HOME": home,
+        "OMP_NUM_THREADS": "1",
+        "HINDSIGHT_LOG_LEVEL": "WARNING",
+        "PATH": os.environ.get("PATH", ""),
+    }
     command = args.server or str(exe if exe.exists() else "hindsight-server")
     params = StdioServerParameters(command=command, env=env)
     store_ms, recall_ms = [], []

@@ -46,8 +46,11 @@ from rawrpc import NoAnswer, RawServer, is_tool_error, server_env, structured, t
 from hindsight.data import pg_embedded as embedded  # noqa: E402
 
 SECRET = "ghp_" + "Zq8R2mT5vX1wY7uP3sK9dL4fH6jN0bC2aE5g"
-LEAKS = re.compile(r"Traceback|Error executing|asyncpg|DataError|OverflowError|\$\d|Input should be|"
-                   r"validation error|pydantic|UniqueViolation|invalid input for query", re.I)
+LEAKS = re.compile(
+    r"Traceback|Error executing|asyncpg|DataError|OverflowError|\$\d|Input should be|"
+    r"validation error|pydantic|UniqueViolation|invalid input for query",
+    re.I,
+)
 
 
 def with_database(url: str, name: str) -> str:
@@ -75,8 +78,14 @@ async def server(command: str, **env: str) -> RawServer:
 # ---- 1 ----------------------------------------------------------------------------------
 async def probe_agents(command: str, url: str) -> dict:
     a = await server(command, HINDSIGHT_DATABASE_URL=url, HINDSIGHT_AGENT_ID="A")
-    ids = [structured(await a.call("store_memory", {"content": f"A's private note {i}: the vault code is 7731",
-                                                    "memory_type": "semantic"}))["id"] for i in range(4)]
+    ids = [
+        structured(
+            await a.call(
+                "store_memory", {"content": f"A's private note {i}: the vault code is 7731", "memory_type": "semantic"}
+            )
+        )["id"]
+        for i in range(4)
+    ]
     await a.close()
     b = await server(command, HINDSIGHT_DATABASE_URL=url, HINDSIGHT_AGENT_ID="B")
     calls = {
@@ -96,12 +105,15 @@ async def probe_agents(command: str, url: str) -> dict:
     for kind in ("profile", "recent"):
         answer = await b.request("resources/read", {"uri": f"memory://A/{kind}"})
         answered[f"memory://A/{kind}"] = "result" in answer and "vault" in json.dumps(answer["result"])
-    same = tool_text(await b.call("list_memories", {"agent_id": "A"})) == \
-        tool_text(await b.call("list_memories", {"agent_id": "nobody-like-this"}))
+    same = tool_text(await b.call("list_memories", {"agent_id": "A"})) == tool_text(
+        await b.call("list_memories", {"agent_id": "nobody-like-this"})
+    )
     await b.close()
-    return {"cross-agent calls answered": f"{sum(answered.values())}/{len(answered)}",
-            "answered": sorted(k for k, v in answered.items() if v),
-            "refusal identical for existing and unknown agent": same}
+    return {
+        "cross-agent calls answered": f"{sum(answered.values())}/{len(answered)}",
+        "answered": sorted(k for k, v in answered.items() if v),
+        "refusal identical for existing and unknown agent": same,
+    }
 
 
 # ---- 2 ----------------------------------------------------------------------------------
@@ -118,34 +130,55 @@ async def probe_fields(command: str, url: str) -> dict:
         await s.call("store_memory", args)
     target = structured(await s.call("store_memory", {"content": "to be invalidated"}))["id"]
     await s.call("invalidate_memory", {"memory_id": target, "reason": f"rotated {SECRET}"})
-    await s.call("record_interaction", {"content": "deploy failed", "task_status": "failed",
-                                        "session_id": SECRET + "x", "task_type": SECRET + "y"})
+    await s.call(
+        "record_interaction",
+        {"content": "deploy failed", "task_status": "failed", "session_id": SECRET + "x", "task_type": SECRET + "y"},
+    )
     echoes = 0
-    for args in ({"content": "x", "supersedes": SECRET}, {"content": "x", "tags": [SECRET + "z" * 80]},
-                 {"content": "x", "memory_type": SECRET}):
+    for args in (
+        {"content": "x", "supersedes": SECRET},
+        {"content": "x", "tags": [SECRET + "z" * 80]},
+        {"content": "x", "memory_type": SECRET},
+    ):
         echoes += SECRET in tool_text(await s.call("store_memory", args))
     await s.close()
     conn = await asyncpg.connect(url)
     try:
-        dump = "\n".join(r[0] or "" for r in await conn.fetch(
-            "SELECT concat_ws(' ', content, metadata::text, tags::text, slot, session_id, invalidation_reason) "
-            "FROM memories UNION ALL SELECT concat_ws(' ', content, metadata::text, reason, slot) FROM memory_history"))
+        dump = "\n".join(
+            r[0] or ""
+            for r in await conn.fetch(
+                "SELECT concat_ws(' ', content, metadata::text, tags::text, slot, session_id, invalidation_reason) "
+                "FROM memories UNION ALL "
+                "SELECT concat_ws(' ', content, metadata::text, reason, slot) FROM memory_history"
+            )
+        )
     finally:
         await conn.close()
-    leaked = [name for name, probe in (("tags", SECRET), ("slot", f"cred:{SECRET}"), ("session_id", SECRET),
-                                        ("metadata key", f'"{SECRET}"'), ("metadata value", "Tr0ub4dor&3x"),
-                                        ("invalidate reason", f"rotated {SECRET}"),
-                                        ("record_interaction session_id", SECRET + "x"),
-                                        ("record_interaction task_type", SECRET + "y"))
-              if probe in dump]
-    return {"fields with plaintext secret in the database": f"{len(leaked)}/8", "leaked": leaked,
-            "refused calls echoing the secret": f"{echoes}/3"}
+    leaked = [
+        name
+        for name, probe in (
+            ("tags", SECRET),
+            ("slot", f"cred:{SECRET}"),
+            ("session_id", SECRET),
+            ("metadata key", f'"{SECRET}"'),
+            ("metadata value", "Tr0ub4dor&3x"),
+            ("invalidate reason", f"rotated {SECRET}"),
+            ("record_interaction session_id", SECRET + "x"),
+            ("record_interaction task_type", SECRET + "y"),
+        )
+        if probe in dump
+    ]
+    return {
+        "fields with plaintext secret in the database": f"{len(leaked)}/8",
+        "leaked": leaked,
+        "refused calls echoing the secret": f"{echoes}/3",
+    }
 
 
 # ---- 4 ----------------------------------------------------------------------------------
 async def probe_bounded(command: str, url: str) -> dict:
     s = await server(command, HINDSIGHT_DATABASE_URL=url)
-    big = " ".join(f"word{i % 997} log line {i} of the build output;" for i in range(4000))[:32 * 1024 - 64]
+    big = " ".join(f"word{i % 997} log line {i} of the build output;" for i in range(4000))[: 32 * 1024 - 64]
     big += " the end marker zebracorn"
     t0 = time.monotonic()
     _, store = s.send("tools/call", {"name": "store_memory", "arguments": {"content": big}})
@@ -157,7 +190,9 @@ async def probe_bounded(command: str, url: str) -> dict:
     store_s = time.monotonic() - t0
     found = structured(await s.call("retrieve_memory", {"query": "zebracorn"}))["memories"]
     # a store the client cancels at once
-    rid, fut = s.send("tools/call", {"name": "store_memory", "arguments": {"content": big.replace("zebracorn", "cancelcorn")}})
+    rid, fut = s.send(
+        "tools/call", {"name": "store_memory", "arguments": {"content": big.replace("zebracorn", "cancelcorn")}}
+    )
     await s.notify("notifications/cancelled", {"requestId": rid, "reason": "probe"})
     try:
         await asyncio.wait_for(fut, 8)
@@ -171,10 +206,15 @@ async def probe_bounded(command: str, url: str) -> dict:
         cancelled_rows = await conn.fetchval("SELECT count(*) FROM memories WHERE content LIKE '%cancelcorn%'")
     finally:
         await conn.close()
-    return {"32 KB store s": round(store_s, 2), "store ok": not is_tool_error(stored),
-            "recall sent 1 s later waited s": round(recall_s, 2), "recall ok": not is_tool_error(recall),
-            "last word of 32 KB found by keyword": bool(found and "zebracorn" in found[0]["content"]),
-            "cancelled store answered": cancelled_answered, "cancelled store rows": cancelled_rows}
+    return {
+        "32 KB store s": round(store_s, 2),
+        "store ok": not is_tool_error(stored),
+        "recall sent 1 s later waited s": round(recall_s, 2),
+        "recall ok": not is_tool_error(recall),
+        "last word of 32 KB found by keyword": bool(found and "zebracorn" in found[0]["content"]),
+        "cancelled store answered": cancelled_answered,
+        "cancelled store rows": cancelled_rows,
+    }
 
 
 # ---- 5 ----------------------------------------------------------------------------------
@@ -221,22 +261,31 @@ async def probe_heals(command: str, seconds: float = 20) -> dict:
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     shutil.rmtree(home, ignore_errors=True)
-    return {f"calls in {seconds:.0f} s after kill: ok": ok, "errors": errors, "first ok after s": first_ok,
-            "a new server then answers": second_ok, "the first server then answers": first_ok_after_second,
-            "postgres processes left after both exit": len(left)}
+    return {
+        f"calls in {seconds:.0f} s after kill: ok": ok,
+        "errors": errors,
+        "first ok after s": first_ok,
+        "a new server then answers": second_ok,
+        "the first server then answers": first_ok_after_second,
+        "postgres processes left after both exit": len(left),
+    }
 
 
 # ---- 6 ----------------------------------------------------------------------------------
 async def probe_socket(command: str) -> dict:
     base = Path(tempfile.mkdtemp(prefix="hs-probe-"))
-    home = base / ("long-folder-name-" * 6)[:100 - len(str(base))]
+    home = base / ("long-folder-name-" * 6)[: 100 - len(str(base))]
     s = await server(command, HINDSIGHT_HOME=str(home))
     structured(await s.call("store_memory", {"content": "socket probe private memory"}))
     lines = (home / "pgdata" / "postmaster.pid").read_text().splitlines()
     sockdir = Path(lines[4])
     st = sockdir.stat()
-    result = {"HINDSIGHT_HOME length": len(str(home)), "socket dir": str(sockdir),
-              "socket dir mode": oct(st.st_mode & 0o777), "socket dir owner": pwd.getpwuid(st.st_uid).pw_name}
+    result = {
+        "HINDSIGHT_HOME length": len(str(home)),
+        "socket dir": str(sockdir),
+        "socket dir mode": oct(st.st_mode & 0o777),
+        "socket dir owner": pwd.getpwuid(st.st_uid).pw_name,
+    }
     result["another local user read memories"] = other_user_reads(sockdir, lines[3])
     await s.close()
     await asyncio.sleep(2)
@@ -255,9 +304,28 @@ def other_user_reads(sockdir: Path, port: str) -> str:
     from pgserver._commands import POSTGRES_BIN_PATH
 
     psql = POSTGRES_BIN_PATH / "psql"
-    done = subprocess.run(["runuser", "-u", user, "--", str(psql), "-h", str(sockdir), "-p", port, "-U", "postgres",
-                           "-d", "postgres", "-Atc", "SELECT count(*) FROM memories"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            "runuser",
+            "-u",
+            user,
+            "--",
+            str(psql),
+            "-h",
+            str(sockdir),
+            "-p",
+            port,
+            "-U",
+            "postgres",
+            "-d",
+            "postgres",
+            "-Atc",
+            "SELECT count(*) FROM memories",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return "yes" if done.returncode == 0 else f"no ({(done.stderr.strip().splitlines() or ['?'])[-1][:90]})"
 
 
@@ -270,8 +338,17 @@ async def probe_internals(command: str, url: str) -> dict:
         ("tools/call", {"name": "retrieve_memory", "arguments": {"query": "9999999天前发生了什么"}}),
         ("tools/call", {"name": "retrieve_memory", "arguments": {"query": "x", "as_of": "9999-12-31T23:59:59-05:00"}}),
         ("tools/call", {"name": "retrieve_memory", "arguments": {"query": "x", "as_of": "0001-01-01T00:00:00+05:00"}}),
-        ("tools/call", {"name": "retrieve_memory", "arguments": {"query": "x", "time_range": {"start": "0001-01-01T00:00:00+14:00"}}}),
-        ("tools/call", {"name": "retrieve_memory", "arguments": {"query": "yesterday", "as_of": "9999-12-31T23:59:59"}}),
+        (
+            "tools/call",
+            {
+                "name": "retrieve_memory",
+                "arguments": {"query": "x", "time_range": {"start": "0001-01-01T00:00:00+14:00"}},
+            },
+        ),
+        (
+            "tools/call",
+            {"name": "retrieve_memory", "arguments": {"query": "yesterday", "as_of": "9999-12-31T23:59:59"}},
+        ),
         ("tools/call", {"name": "store_memory", "arguments": {"content": "x", "importance": "high"}}),
         ("tools/call", {"name": "store_memory", "arguments": {"content": 5}}),
         ("tools/call", {"name": "list_memories", "arguments": {"limit": "many"}}),
@@ -297,12 +374,14 @@ async def probe_transport(command: str, url: str) -> dict:
     lines = {
         "bad JSON": b'{"jsonrpc": "2.0", "id": 901, "method": "tools/list"',
         "lone surrogate": b'{"jsonrpc":"2.0","id":902,"method":"tools/call","params":{"name":"store_memory",'
-                          b'"arguments":{"content":"bad \\ud800 text"}}}',
+        b'"arguments":{"content":"bad \\ud800 text"}}}',
         "BOM": b'\xef\xbb\xbf{"jsonrpc":"2.0","id":903,"method":"tools/list"}',
-        "nesting 200": ('{"jsonrpc":"2.0","id":904,"method":"tools/call","params":{"name":"store_memory",'
-                        '"arguments":{"content":"deep","metadata":{"a":' + "[" * 200 + "]" * 200 + "}}}}").encode(),
+        "nesting 200": (
+            '{"jsonrpc":"2.0","id":904,"method":"tools/call","params":{"name":"store_memory",'
+            '"arguments":{"content":"deep","metadata":{"a":' + "[" * 200 + "]" * 200 + "}}}}"
+        ).encode(),
         "invalid UTF-8": b'{"jsonrpc":"2.0","id":905,"method":"tools/list","x":"\xff\xfe"}',
-        "not an object": b'[1, 2, 3]',
+        "not an object": b"[1, 2, 3]",
     }
     answered = {}
     for name, line in lines.items():
@@ -311,9 +390,9 @@ async def probe_transport(command: str, url: str) -> dict:
     coerced = {}
     checks = {
         "agentId (unknown argument)": ("store_memory", {"content": "misspelled agent", "agentId": "other"}),
-        "shared: \"true\"": ("store_memory", {"content": "string true", "shared": "true"}),
-        "importance: \"4\"": ("store_memory", {"content": "string four", "importance": "4"}),
-        "session_id: \"null\"": ("store_memory", {"content": "null session", "session_id": "null"}),
+        'shared: "true"': ("store_memory", {"content": "string true", "shared": "true"}),
+        'importance: "4"': ("store_memory", {"content": "string four", "importance": "4"}),
+        'session_id: "null"': ("store_memory", {"content": "null session", "session_id": "null"}),
         "include_shared: 1": ("list_memories", {"include_shared": 1}),
         "top_k: 3.0": ("retrieve_memory", {"query": "x", "top_k": 3.0}),
     }
@@ -325,10 +404,12 @@ async def probe_transport(command: str, url: str) -> dict:
             ok = memory.get("session_id") != "null"  # accepted but changed into another meaning
         coerced[name] = ok
     await s.close()
-    return {"malformed lines answered within 5 s": f"{sum(answered.values())}/{len(answered)}",
-            "unanswered": [k for k, v in answered.items() if not v],
-            "accepted with another meaning": f"{sum(coerced.values())}/{len(coerced)}",
-            "accepted": [k for k, v in coerced.items() if v]}
+    return {
+        "malformed lines answered within 5 s": f"{sum(answered.values())}/{len(answered)}",
+        "unanswered": [k for k, v in answered.items() if not v],
+        "accepted with another meaning": f"{sum(coerced.values())}/{len(coerced)}",
+        "accepted": [k for k, v in coerced.items() if v],
+    }
 
 
 async def main() -> None:
@@ -343,10 +424,18 @@ async def main() -> None:
     admin = embedded.start(root / "home") if points & {1, 2, 4, 7, 8} else None
     print(f"trust probe of {command}")
     try:
-        for n, name, probe in ((1, "agents", probe_agents), (2, "fields", probe_fields), (4, "bounded", probe_bounded),
-                               (7, "internals", probe_internals), (8, "transport", probe_transport)):
+        for n, name, probe in (
+            (1, "agents", probe_agents),
+            (2, "fields", probe_fields),
+            (4, "bounded", probe_bounded),
+            (7, "internals", probe_internals),
+            (8, "transport", probe_transport),
+        ):
             if n in points:
-                print(f"{n} {name}: {json.dumps(await probe(command, await fresh_database(admin)), ensure_ascii=False)}", flush=True)
+                print(
+                    f"{n} {name}: {json.dumps(await probe(command, await fresh_database(admin)), ensure_ascii=False)}",
+                    flush=True,
+                )
         if 5 in points:
             print(f"5 heals: {json.dumps(await probe_heals(command))}", flush=True)
         if 6 in points:

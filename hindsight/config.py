@@ -7,14 +7,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .rules.dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
 from .errors import ConfigError
+from .rules.dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
 
 EMBEDDERS = ("e5-small", "openai")
 DEFAULT_CRON = "0 3 * * *"  # nightly at 03:00
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-OPENAI_EXAMPLES = {"HINDSIGHT_EMBED_URL": "http://localhost:8000/v1",
-                   "HINDSIGHT_EMBED_MODEL": "text-embedding-3-small"}
+OPENAI_EXAMPLES = {"HINDSIGHT_EMBED_URL": "http://localhost:8000/v1", "HINDSIGHT_EMBED_MODEL": "text-embedding-3-small"}
 
 
 def default_home() -> Path:
@@ -34,12 +33,12 @@ class Settings:
     embed_api_key: str | None
     log_level: str
     embed_threads: int | None  # None: OMP_NUM_THREADS if set, else 1
-    encryption_key: str | None = None     # Fernet key(s); None: secrets are redacted, not kept
+    encryption_key: str | None = None  # Fernet key(s); None: secrets are redacted, not kept
     dedup_threshold: float = DEFAULT_THRESHOLD
     conflict_threshold: float = DEFAULT_CONFLICT_THRESHOLD
     maintenance_cron: str = DEFAULT_CRON
     embed_input_type: bool = False
-    timezone: str | None = None           # IANA name: "yesterday" and the schedule; None: the machine's zone
+    timezone: str | None = None  # IANA name: "yesterday" and the schedule; None: the machine's zone
     allowed_agents: frozenset[str] = frozenset()  # others this server may act for; {"*"}: any
 
     def may_act_for(self, agent_id: str) -> bool:
@@ -58,9 +57,7 @@ class Settings:
             )
         embedder = env.get("HINDSIGHT_EMBEDDER", "e5-small").strip() or "e5-small"
         if embedder not in EMBEDDERS:
-            raise ConfigError(
-                f"HINDSIGHT_EMBEDDER={embedder!r} is not known; allowed: {', '.join(EMBEDDERS)}"
-            )
+            raise ConfigError(f"HINDSIGHT_EMBEDDER={embedder!r} is not known; allowed: {', '.join(EMBEDDERS)}")
         if embedder == "openai":
             missing = [k for k in OPENAI_EXAMPLES if not env.get(k)]
             if missing:
@@ -85,8 +82,9 @@ class Settings:
         dedup = _fraction(env, "HINDSIGHT_DEDUP_THRESHOLD", DEFAULT_THRESHOLD)
         conflict = _fraction(env, "HINDSIGHT_CONFLICT_THRESHOLD", DEFAULT_CONFLICT_THRESHOLD)
         if conflict > dedup:
-            raise ConfigError(f"HINDSIGHT_CONFLICT_THRESHOLD={conflict} must not exceed "
-                              f"HINDSIGHT_DEDUP_THRESHOLD={dedup}")
+            raise ConfigError(
+                f"HINDSIGHT_CONFLICT_THRESHOLD={conflict} must not exceed HINDSIGHT_DEDUP_THRESHOLD={dedup}"
+            )
         cron = (env.get("HINDSIGHT_MAINTENANCE_CRON") or DEFAULT_CRON).strip()
         zone = (env.get("HINDSIGHT_TIMEZONE") or "").strip() or None
         if zone is not None:
@@ -98,8 +96,10 @@ class Settings:
         allowed = _agents(env.get("HINDSIGHT_ALLOWED_AGENTS", ""))
         for name, value in [("HINDSIGHT_AGENT_ID", agent_id)] + [("HINDSIGHT_ALLOWED_AGENTS", a) for a in allowed]:
             if value != "*" and not _AGENT.match(value):
-                raise ConfigError(f"{name} holds {value!r}; an agent id is 1-128 characters without spaces, "
-                                  "commas or control characters")
+                raise ConfigError(
+                    f"{name} holds {value!r}; an agent id is 1-128 characters without spaces, "
+                    "commas or control characters"
+                )
         return cls(
             database_url=url,
             home=home,
@@ -136,13 +136,16 @@ def cron_trigger(expression: str, tz: str | None = None):
     try:
         zone = ZoneInfo(tz) if tz else None
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"HINDSIGHT_TIMEZONE={tz!r} is not a time zone; use an IANA name "
-                          "such as UTC or Europe/Berlin") from None
+        raise ConfigError(
+            f"HINDSIGHT_TIMEZONE={tz!r} is not a time zone; use an IANA name such as UTC or Europe/Berlin"
+        ) from None
     try:
         return CronTrigger.from_crontab(expression, timezone=zone)
     except ValueError as exc:
-        raise ConfigError(f"HINDSIGHT_MAINTENANCE_CRON={expression!r} is not a cron expression "
-                          f"(five fields: minute hour day month weekday, e.g. '0 3 * * *'): {exc}") from None
+        raise ConfigError(
+            f"HINDSIGHT_MAINTENANCE_CRON={expression!r} is not a cron expression "
+            f"(five fields: minute hour day month weekday, e.g. '0 3 * * *'): {exc}"
+        ) from None
 
 
 def _check_zone(name: str) -> None:
@@ -151,8 +154,10 @@ def _check_zone(name: str) -> None:
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ConfigError(f"HINDSIGHT_TIMEZONE={name!r} is not a time zone; use an IANA name such as "
-                          "'Asia/Singapore' or 'Europe/Berlin' (unset: the machine's own zone)") from None
+        raise ConfigError(
+            f"HINDSIGHT_TIMEZONE={name!r} is not a time zone; use an IANA name such as "
+            "'Asia/Singapore' or 'Europe/Berlin' (unset: the machine's own zone)"
+        ) from None
 
 
 _AGENT = re.compile(r"^[^\s,\x00-\x1f\x7f]{1,128}$")

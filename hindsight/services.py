@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import AsyncIterator
 
-from .embedders import base as embed, bulk as bulk_embed
 from .config import Settings
 from .data.db import Database
+from .embedders import base as embed
+from .embedders import bulk as bulk_embed
 from .embedders.base import AsyncEmbedder, Embedder
-from .store.memories import Memories, WritePolicy
 from .recall.search import Recall
+from .store.memories import Memories, WritePolicy
 
 
 @dataclass

@@ -17,13 +17,14 @@ import anyio
 import asyncpg
 import pytest
 
-from hindsight.data import pg_embedded as embedded, migrate
+from hindsight.data import migrate
+from hindsight.data import pg_embedded as embedded
+from hindsight.data.bootstrap import check_recorded
 from hindsight.data.db import Database
 from hindsight.embedders.base import AsyncEmbedder
 from hindsight.embedders.e5 import E5Small
-from hindsight.data.bootstrap import check_recorded
-from hindsight.store.memories import Memories
 from hindsight.recall.search import Recall
+from hindsight.store.memories import Memories
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 TEMPLATE = "hindsight_template"
@@ -167,26 +168,67 @@ def tcp_postgres(pg_root, pg_url):
     os.chmod(pwfile, 0o644)
     as_user = embedded._as_user("pgserver")  # pgserver's own group, none of root's
     run = dict(check=True, capture_output=True, text=True, timeout=120, **as_user)
-    subprocess.run([str(POSTGRES_BIN_PATH / "initdb"), "-D", str(data), "-U", "postgres",
-                    "--auth=scram-sha-256", f"--pwfile={pwfile}", "--encoding=UTF8"], **run)
+    subprocess.run(
+        [
+            str(POSTGRES_BIN_PATH / "initdb"),
+            "-D",
+            str(data),
+            "-U",
+            "postgres",
+            "--auth=scram-sha-256",
+            f"--pwfile={pwfile}",
+            "--encoding=UTF8",
+        ],
+        **run,
+    )
     port = free_port()
-    subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-w", "-l", str(data / "log"),
-                    "-o", f"-h 127.0.0.1 -p {port} -k {data}", "start"], **run)
+    subprocess.run(
+        [
+            str(POSTGRES_BIN_PATH / "pg_ctl"),
+            "-D",
+            str(data),
+            "-w",
+            "-l",
+            str(data / "log"),
+            "-o",
+            f"-h 127.0.0.1 -p {port} -k {data}",
+            "start",
+        ],
+        **run,
+    )
     try:
         yield port
     finally:
-        subprocess.run([str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
-                       capture_output=True, timeout=120, **as_user)
+        subprocess.run(
+            [str(POSTGRES_BIN_PATH / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            timeout=120,
+            **as_user,
+        )
 
 
 # ---- the command line, in-process -----------------------------------------------------------
 
-HINDSIGHT_VARS = ("HINDSIGHT_HOME", "HINDSIGHT_DATABASE_URL", "DATABASE_URL", "HINDSIGHT_AGENT_ID",
-                  "HINDSIGHT_EMBEDDER", "HINDSIGHT_EMBED_URL", "HINDSIGHT_EMBED_MODEL", "HINDSIGHT_EMBED_API_KEY",
-                  "HINDSIGHT_ENCRYPTION_KEY", "HINDSIGHT_LOG_LEVEL", "HINDSIGHT_EMBED_THREADS",
-                  "HINDSIGHT_MAINTENANCE_CRON", "HINDSIGHT_TIMEZONE", "HINDSIGHT_DEDUP_THRESHOLD",
-                  "HINDSIGHT_CONFLICT_THRESHOLD", "HINDSIGHT_EMBED_INPUT_TYPE", "HINDSIGHT_ALLOWED_AGENTS",
-                  "PGPASSWORD")
+HINDSIGHT_VARS = (
+    "HINDSIGHT_HOME",
+    "HINDSIGHT_DATABASE_URL",
+    "DATABASE_URL",
+    "HINDSIGHT_AGENT_ID",
+    "HINDSIGHT_EMBEDDER",
+    "HINDSIGHT_EMBED_URL",
+    "HINDSIGHT_EMBED_MODEL",
+    "HINDSIGHT_EMBED_API_KEY",
+    "HINDSIGHT_ENCRYPTION_KEY",
+    "HINDSIGHT_LOG_LEVEL",
+    "HINDSIGHT_EMBED_THREADS",
+    "HINDSIGHT_MAINTENANCE_CRON",
+    "HINDSIGHT_TIMEZONE",
+    "HINDSIGHT_DEDUP_THRESHOLD",
+    "HINDSIGHT_CONFLICT_THRESHOLD",
+    "HINDSIGHT_EMBED_INPUT_TYPE",
+    "HINDSIGHT_ALLOWED_AGENTS",
+    "PGPASSWORD",
+)
 
 
 @dataclass

@@ -34,12 +34,19 @@ class RawServer:
 
     async def start(self, timeout: float = 180) -> dict:
         self.proc = await asyncio.create_subprocess_exec(
-            *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            *self.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
             stderr=self.stderr if self.stderr is not None else asyncio.subprocess.DEVNULL,
-            env=self.env, limit=64 * 1024 * 1024)
+            env=self.env,
+            limit=64 * 1024 * 1024,
+        )
         self._reader = asyncio.create_task(self._read())
-        init = await self.request("initialize", {"protocolVersion": PROTOCOL, "capabilities": {},
-                                                 "clientInfo": {"name": "rawrpc", "version": "0"}}, timeout=timeout)
+        init = await self.request(
+            "initialize",
+            {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "rawrpc", "version": "0"}},
+            timeout=timeout,
+        )
         await self.notify("notifications/initialized")
         return init
 

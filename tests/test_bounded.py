@@ -7,12 +7,12 @@ import asyncio
 
 import asyncpg
 import numpy as np
-
-from hindsight.embedders.e5 import E5Small
 from mcp_client import server_command
 from rawrpc import RawServer, server_env, structured
 
-LONG = " ".join(f"step {i}: the build log line number {i} says ok;" for i in range(1200))[:32 * 1024 - 40]
+from hindsight.embedders.e5 import E5Small
+
+LONG = " ".join(f"step {i}: the build log line number {i} says ok;" for i in range(1200))[: 32 * 1024 - 40]
 
 
 def test_the_embedder_sees_the_head_that_fits_one_window(embedder: E5Small):
@@ -23,7 +23,10 @@ def test_the_embedder_sees_the_head_that_fits_one_window(embedder: E5Small):
     assert np.allclose(whole, just_head)  # the tail costs nothing: it is not embedded
     short = "The user prefers polars over pandas"
     assert embedder.head(short) == short
-    assert embedder.head("中文" * 5000) and embedder._model.token_count(embedder.head("中文" * 5000)) <= embedder.max_tokens
+    assert (
+        embedder.head("中文" * 5000)
+        and embedder._model.token_count(embedder.head("中文" * 5000)) <= embedder.max_tokens
+    )
 
 
 async def test_keyword_search_still_finds_the_end_of_a_32_kb_memory(memories, recall):
@@ -54,8 +57,9 @@ async def test_a_cancelled_call_stops_before_it_writes_and_the_server_keeps_serv
     server = RawServer([server_command()], server_env(HINDSIGHT_DATABASE_URL=db_url))
     await server.start()
     try:
-        request_id, answer = server.send("tools/call", {"name": "store_memory",
-                                                        "arguments": {"content": LONG + " cancelcorn"}})
+        request_id, answer = server.send(
+            "tools/call", {"name": "store_memory", "arguments": {"content": LONG + " cancelcorn"}}
+        )
         await server.notify("notifications/cancelled", {"requestId": request_id, "reason": "user pressed stop"})
         done, _ = await asyncio.wait([answer], timeout=5)
         assert not done  # a cancelled request is never answered

@@ -9,11 +9,11 @@ import uuid
 from pathlib import Path
 
 import asyncpg
+from mcp_client import server_env
 from rich.console import Console
 
 from hindsight.cli import render
 from hindsight.cli.stats import render as render_stats
-from mcp_client import server_env
 
 
 async def rows(db_url, sql, *params):
@@ -25,10 +25,20 @@ async def rows(db_url, sql, *params):
 
 
 LINES = [
-    {"content": "Caroline: I went to the LGBTQ support group yesterday", "timestamp": "2023-05-08T13:56:00",
-     "id": "D1:3", "metadata": {"speaker": "Caroline"}},
-    {"text": "用户希望所有回复都使用中文", "timestamp": "2023-05-09T09:00:00Z", "id": 7,
-     "memory_type": "semantic", "importance": 5, "tags": ["prefs"]},
+    {
+        "content": "Caroline: I went to the LGBTQ support group yesterday",
+        "timestamp": "2023-05-08T13:56:00",
+        "id": "D1:3",
+        "metadata": {"speaker": "Caroline"},
+    },
+    {
+        "text": "用户希望所有回复都使用中文",
+        "timestamp": "2023-05-09T09:00:00Z",
+        "id": 7,
+        "memory_type": "semantic",
+        "importance": 5,
+        "tags": ["prefs"],
+    },
     {"content": "Melanie: I painted a sunrise over the lake last week", "timestamp": "2023-06-01T10:00:00"},
 ]
 
@@ -39,8 +49,13 @@ async def test_import_keeps_timestamps_and_external_ids(cli, db_url, tmp_path):
     done = await cli("import", str(src), "--agent", "conv", HINDSIGHT_EMBED_THREADS="2")
     assert done.code == 0, done.err
     assert "imported 3 memories" in done.err and done.out == ""
-    got = {r["content"]: r for r in await rows(db_url, "SELECT content, created_at, metadata, memory_type, importance, tags "
-                                                        "FROM memories WHERE agent_id = 'conv'")}
+    got = {
+        r["content"]: r
+        for r in await rows(
+            db_url,
+            "SELECT content, created_at, metadata, memory_type, importance, tags FROM memories WHERE agent_id = 'conv'",
+        )
+    }
     first = got[LINES[0]["content"]]
     assert first["created_at"].isoformat().startswith("2023-05-08T13:56:00")
     assert json.loads(first["metadata"]) == {"speaker": "Caroline", "external_id": "D1:3"}
@@ -49,11 +64,17 @@ async def test_import_keeps_timestamps_and_external_ids(cli, db_url, tmp_path):
     assert json.loads(zh["metadata"])["external_id"] == "7"
 
     queries = tmp_path / "q.jsonl"
-    queries.write_text("\n".join(json.dumps(q, ensure_ascii=False) for q in [
-        {"qid": "q1", "query": "When did Caroline go to the support group?", "k": 1},
-        {"qid": "q2", "query": "回复用什么语言？", "k": 2, "as_of": "2023-07-01T00:00:00Z"},
-        {"qid": "q3", "query": "what did Melanie paint?", "as_of": "2023-05-20T00:00:00Z"},
-    ]), encoding="utf-8")
+    queries.write_text(
+        "\n".join(
+            json.dumps(q, ensure_ascii=False)
+            for q in [
+                {"qid": "q1", "query": "When did Caroline go to the support group?", "k": 1},
+                {"qid": "q2", "query": "回复用什么语言？", "k": 2, "as_of": "2023-07-01T00:00:00Z"},
+                {"qid": "q3", "query": "what did Melanie paint?", "as_of": "2023-05-20T00:00:00Z"},
+            ]
+        ),
+        encoding="utf-8",
+    )
     done = await cli("recall", "--agent", "conv", "--batch", str(queries), "--top-k", "3", "--json")
     assert done.code == 0, done.err
     out = [json.loads(line) for line in done.out.splitlines()]
@@ -74,7 +95,8 @@ async def test_bad_import_line_writes_nothing(cli, db_url, tmp_path):
     done = await cli("import", str(src), "--agent", "conv")
     assert done.code == 2
     assert done.err.strip().splitlines()[-1] == (
-        "hindsight import: error: line 2: importance: 9 is out of range; allowed: 1 to 5")
+        "hindsight import: error: line 2: importance: 9 is out of range; allowed: 1 to 5"
+    )
     assert await rows(db_url, "SELECT 1 FROM memories") == []
     src.write_text('{"content": "ok"}\nnot json\n')
     done = await cli("import", str(src))
@@ -97,14 +119,18 @@ async def test_cli_errors_are_one_line(cli, tmp_path):
 
 async def test_import_is_a_restore_no_filter_no_dedup_no_expiry(cli, db_url, tmp_path):
     """should_store and dedup govern live writes; a restore keeps every record as given."""
-    lines = [{"content": "ok", "timestamp": "2023-01-01T00:00:00Z"},          # chitchat: kept anyway
-             {"content": "Same line twice", "timestamp": "2023-01-02T00:00:00Z", "importance": 1},
-             {"content": "Same line twice", "timestamp": "2023-01-03T00:00:00Z", "importance": 1}]
+    lines = [
+        {"content": "ok", "timestamp": "2023-01-01T00:00:00Z"},  # chitchat: kept anyway
+        {"content": "Same line twice", "timestamp": "2023-01-02T00:00:00Z", "importance": 1},
+        {"content": "Same line twice", "timestamp": "2023-01-03T00:00:00Z", "importance": 1},
+    ]
     src = tmp_path / "restore.jsonl"
     src.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     done = await cli("import", str(src), "--agent", "r")
     assert done.code == 0, done.err
-    got = await rows(db_url, "SELECT content, expires_at, dedup_key FROM memories WHERE agent_id = 'r' ORDER BY created_at")
+    got = await rows(
+        db_url, "SELECT content, expires_at, dedup_key FROM memories WHERE agent_id = 'r' ORDER BY created_at"
+    )
     assert [r["content"] for r in got] == ["ok", "Same line twice", "Same line twice"]
     assert all(r["expires_at"] is None and r["dedup_key"] is None for r in got)
     history = await rows(db_url, "SELECT action, call FROM memory_history WHERE agent_id = 'r'")
@@ -116,8 +142,11 @@ async def test_import_is_a_restore_no_filter_no_dedup_no_expiry(cli, db_url, tmp
 
 async def test_list_show_invalidate_forget(cli, db_url):
     ids = {}
-    for text in ("The user prefers polars over pandas", "Deploys go out on Tuesdays",
-                 "用户希望所有回复都使用中文，并且代码注释也用中文写" * 3):
+    for text in (
+        "The user prefers polars over pandas",
+        "Deploys go out on Tuesdays",
+        "用户希望所有回复都使用中文，并且代码注释也用中文写" * 3,
+    ):
         done = await cli("store", text, "--agent", "me", "--type", "semantic")
         ids[text[:6]] = done.out.strip()
     listed = await cli("list", "--agent", "me")
@@ -141,26 +170,45 @@ async def test_list_show_invalidate_forget(cli, db_url):
     assert deploys not in [m["id"] for m in json.loads(current.out)["memories"]]
     everything = await cli("list", "--agent", "me", "--all")
     assert f"{deploys[:8]}" in everything.out and "[invalidated] Deploys" in everything.out
-    history = await rows(db_url, "SELECT action, call, reason FROM memory_history WHERE memory_id = $1 ORDER BY seq",
-                         uuid.UUID(deploys))
-    assert [tuple(h) for h in history] == [("create", "cli store", None),
-                                           ("invalidate", "cli invalidate", "moved to Thursdays")]
+    history = await rows(
+        db_url, "SELECT action, call, reason FROM memory_history WHERE memory_id = $1 ORDER BY seq", uuid.UUID(deploys)
+    )
+    assert [tuple(h) for h in history] == [
+        ("create", "cli store", None),
+        ("invalidate", "cli invalidate", "moved to Thursdays"),
+    ]
 
     gone = await cli("forget", deploys, "--agent", "me")
     assert gone.code == 0 and json.loads(gone.out) == {"deleted": True, "id": deploys}
     missing = await cli("show", deploys, "--agent", "me")
     assert missing.code == 2 and "no memory with id" in missing.err
-    trail = await rows(db_url, "SELECT action, content FROM memory_history WHERE memory_id = $1 ORDER BY seq",
-                       uuid.UUID(deploys))
-    assert [h["action"] for h in trail] == ["create", "invalidate", "delete"] and all(h["content"] is None for h in trail)
+    trail = await rows(
+        db_url, "SELECT action, content FROM memory_history WHERE memory_id = $1 ORDER BY seq", uuid.UUID(deploys)
+    )
+    assert [h["action"] for h in trail] == ["create", "invalidate", "delete"] and all(
+        h["content"] is None for h in trail
+    )
 
 
 async def test_an_id_prefix_must_be_unambiguous_and_of_this_agent(cli):
     ids = ["abcd0000-0000-4000-8000-000000000001", "abcd0000-0000-4000-8000-000000000002"]
-    lines = [json.dumps({"format": "hindsight-export/1", "memory_id": i, "content": f"note {n}",
-                         "timestamp": "2024-01-01T00:00:00Z", "memory_type": "episodic", "importance": 3,
-                         "metadata": {}, "tags": [], "session_id": None, "restore": {"history": []}})
-             for n, i in enumerate(ids)]
+    lines = [
+        json.dumps(
+            {
+                "format": "hindsight-export/1",
+                "memory_id": i,
+                "content": f"note {n}",
+                "timestamp": "2024-01-01T00:00:00Z",
+                "memory_type": "episodic",
+                "importance": 3,
+                "metadata": {},
+                "tags": [],
+                "session_id": None,
+                "restore": {"history": []},
+            }
+        )
+        for n, i in enumerate(ids)
+    ]
     assert (await cli("import", "-", "--agent", "p", stdin="\n".join(lines) + "\n")).code == 0
     for prefix in ("abcd", "abcd0000-0000-4000-8000-00000000000"):
         ambiguous = await cli("show", prefix, "--agent", "p")
@@ -195,26 +243,70 @@ def test_version_is_the_package_version(capsys, monkeypatch, tmp_path):
 def test_stats_tables_fit_80_columns_with_whole_headers():
     from datetime import datetime, timezone
 
-    data = {"by_state": [{"agent_id": "default", "memory_type": "procedural", "current": 12345, "invalidated": 3,
-                          "expired": 1, "consolidated": 2, "faded": 4, "needs_review": 5}],
-            "archived": [{"agent_id": "default", "archive_reason": "superseded", "n": 7}],
-            "decay_histogram": {"0.2-0.3": 4, "0.9-1.0": 12000},
-            "runs": [{"id": 12, "started_at": datetime.now(timezone.utc), "as_of": datetime.now(timezone.utc),
-                      "status": "succeeded", "dry_run": False, "trigger": "scheduler", "report": {"seconds": 1.25}}]}
+    data = {
+        "by_state": [
+            {
+                "agent_id": "default",
+                "memory_type": "procedural",
+                "current": 12345,
+                "invalidated": 3,
+                "expired": 1,
+                "consolidated": 2,
+                "faded": 4,
+                "needs_review": 5,
+            }
+        ],
+        "archived": [{"agent_id": "default", "archive_reason": "superseded", "n": 7}],
+        "decay_histogram": {"0.2-0.3": 4, "0.9-1.0": 12000},
+        "runs": [
+            {
+                "id": 12,
+                "started_at": datetime.now(timezone.utc),
+                "as_of": datetime.now(timezone.utc),
+                "status": "succeeded",
+                "dry_run": False,
+                "trigger": "scheduler",
+                "report": {"seconds": 1.25},
+            }
+        ],
+    }
     buf = io.StringIO()
     render_stats(data, 80, file=buf)
     text = buf.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "…" not in text
-    for header in ("agent", "type", "current", "invalid", "expired", "consol", "faded", "review", "started",
-                   "as of", "status", "trigger", "12345", "12000", "scheduler"):
+    for header in (
+        "agent",
+        "type",
+        "current",
+        "invalid",
+        "expired",
+        "consol",
+        "faded",
+        "review",
+        "started",
+        "as of",
+        "status",
+        "trigger",
+        "12345",
+        "12000",
+        "scheduler",
+    ):
         assert header in text, header
 
 
 def test_memory_table_cuts_content_not_columns():
-    memories = [{"id": "0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69", "created_at": "2024-03-10T14:30:00+00:00",
-                 "memory_type": "procedural", "importance": 4, "content": "pip install fails " * 20,
-                 "invalidated_at": "2024-04-01T00:00:00+00:00", "invalidated_by": None}]
+    memories = [
+        {
+            "id": "0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69",
+            "created_at": "2024-03-10T14:30:00+00:00",
+            "memory_type": "procedural",
+            "importance": 4,
+            "content": "pip install fails " * 20,
+            "invalidated_at": "2024-04-01T00:00:00+00:00",
+            "invalidated_by": None,
+        }
+    ]
     lines = render.memory_table(memories, 80)
     assert lines[1].startswith("0b7e3c5e  2024-03-10  procedural 4  [invalidated] pip install fails")
     assert len(lines[1]) == 80 and lines[1].endswith("…")
@@ -225,10 +317,16 @@ def test_the_installed_script_runs(db_url, tmp_path):
     """One smoke test through the console script, as a user runs it."""
     exe = Path(sys.executable).parent / "hindsight"
     env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_EMBED_THREADS="1")
-    stored = subprocess.run([str(exe), "store", "The CI runs on GitHub Actions", "--agent", "smoke"],
-                            capture_output=True, text=True, env=env, timeout=300)
+    stored = subprocess.run(
+        [str(exe), "store", "The CI runs on GitHub Actions", "--agent", "smoke"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert stored.returncode == 0, stored.stderr
-    listed = subprocess.run([str(exe), "list", "--agent", "smoke"], capture_output=True, text=True, env=env,
-                            timeout=300)
+    listed = subprocess.run(
+        [str(exe), "list", "--agent", "smoke"], capture_output=True, text=True, env=env, timeout=300
+    )
     assert listed.returncode == 0 and stored.stdout.strip()[:8] in listed.stdout
     assert listed.stderr == "", listed.stderr  # quiet by default: no library logs

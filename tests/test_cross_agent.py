@@ -9,7 +9,6 @@ import uuid
 import asyncpg
 import pytest
 from mcp.shared.exceptions import MCPError
-
 from mcp_client import mcp_client, server_env
 
 
@@ -30,16 +29,26 @@ def _calls(target: dict) -> list[tuple[str, dict]]:
 async def _snapshot(url: str) -> list[tuple]:
     conn = await asyncpg.connect(url)
     try:
-        return [tuple(r) for r in await conn.fetch(
-            "SELECT agent_id, id, content, importance, invalidated_at FROM memories ORDER BY id")]
+        return [
+            tuple(r)
+            for r in await conn.fetch(
+                "SELECT agent_id, id, content, importance, invalidated_at FROM memories ORDER BY id"
+            )
+        ]
     finally:
         await conn.close()
 
 
 async def test_every_tool_and_resource_refuses_another_agent_alike(db_url):
     async with mcp_client(server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="A")) as a:
-        ids = [(await a.call("store_memory", content=f"A's private note {i}: the vault code is 7731",
-                             memory_type="semantic"))["id"] for i in range(4)]
+        ids = [
+            (
+                await a.call(
+                    "store_memory", content=f"A's private note {i}: the vault code is 7731", memory_type="semantic"
+                )
+            )["id"]
+            for i in range(4)
+        ]
     target = dict(zip(("get", "update", "invalidate", "delete"), ids))
     before = await _snapshot(db_url)
     async with mcp_client(server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="B")) as b:

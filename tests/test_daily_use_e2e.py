@@ -14,7 +14,6 @@ import anyio
 from cryptography.fernet import Fernet
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-
 from mcp_client import mcp_client, server_command, server_env
 
 BIN = Path(sys.executable).parent
@@ -28,8 +27,9 @@ async def test_the_server_mcp_config_names_finds_the_cli_memories(pg_tmp):
     home = pg_tmp / "my-memories"
     key = Fernet.generate_key().decode()
     shell = server_env(HINDSIGHT_HOME=str(home), HINDSIGHT_AGENT_ID="me", HINDSIGHT_ENCRYPTION_KEY=key)
-    stored = await anyio.to_thread.run_sync(lambda: _run(
-        "store", "The user prefers polars over pandas", "--type", "semantic", env=shell))
+    stored = await anyio.to_thread.run_sync(
+        lambda: _run("store", "The user prefers polars over pandas", "--type", "semantic", env=shell)
+    )
     assert stored.returncode == 0, stored.stderr
     config = await anyio.to_thread.run_sync(lambda: _run("mcp-config", "--client", "cursor", env=shell))
     assert config.returncode == 0, config.stderr
@@ -53,18 +53,26 @@ async def test_the_server_mcp_config_names_finds_the_cli_memories(pg_tmp):
 
 
 async def test_mcp_config_carries_the_database_url_and_embedder(db_url):
-    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="a", HINDSIGHT_EMBEDDER="openai",
-                     HINDSIGHT_EMBED_URL="http://localhost:9/v1", HINDSIGHT_EMBED_MODEL="m",
-                     HINDSIGHT_EMBED_API_KEY="sk-test-not-a-real-key-0000000000")
+    env = server_env(
+        HINDSIGHT_DATABASE_URL=db_url,
+        HINDSIGHT_AGENT_ID="a",
+        HINDSIGHT_EMBEDDER="openai",
+        HINDSIGHT_EMBED_URL="http://localhost:9/v1",
+        HINDSIGHT_EMBED_MODEL="m",
+        HINDSIGHT_EMBED_API_KEY="sk-test-not-a-real-key-0000000000",
+    )
     for client in ("vscode", "claude-code", "claude-desktop"):
-        done = await anyio.to_thread.run_sync(lambda: _run("mcp-config", "--client", client, env=env))
+        done = await anyio.to_thread.run_sync(lambda client=client: _run("mcp-config", "--client", client, env=env))
         assert done.returncode == 0, done.stderr
         assert "sk-test" not in done.stdout + done.stderr
         config = json.loads(done.stdout)
         block = (config.get("servers") or config.get("mcpServers"))["hindsight"]["env"]
         assert block["HINDSIGHT_DATABASE_URL"] == db_url and "HINDSIGHT_HOME" not in block
         assert (block["HINDSIGHT_EMBEDDER"], block["HINDSIGHT_EMBED_URL"], block["HINDSIGHT_EMBED_MODEL"]) == (
-            "openai", "http://localhost:9/v1", "m")
+            "openai",
+            "http://localhost:9/v1",
+            "m",
+        )
         if client == "vscode":  # VS Code asks for the key and keeps it in its secret storage
             assert block["HINDSIGHT_EMBED_API_KEY"] == "${input:hindsight-embed-api-key}"
             assert config["inputs"][0]["password"] is True
@@ -93,8 +101,12 @@ async def test_a_tool_output_over_32_kb_is_cut_not_refused(db_url):
     output = "\n".join(lines)
     assert len(output.encode()) > 100_000
     async with mcp_client(server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="dev")) as c:
-        answer = await c.call("record_interaction", content="Built the project.", session_id="s1",
-                              tool_results=[{"tool": "make", "arguments": {"target": "all"}, "output": output}])
+        answer = await c.call(
+            "record_interaction",
+            content="Built the project.",
+            session_id="s1",
+            tool_results=[{"tool": "make", "arguments": {"target": "all"}, "output": output}],
+        )
         assert answer["stored"] and answer["memory_type"] == "working"
         assert len(answer["cut"]) == 1 and answer["cut"][0].startswith("tool_results[0].output: ")
         assert "head, tail and error lines kept" in answer["cut"][0]

@@ -10,21 +10,24 @@ import numpy as np
 import pytest
 
 from hindsight import logs
-from hindsight.rules import privacy
-from hindsight.embedders.bulk import Parallel, shares
-from hindsight.rules.clipping import clip, utf8_size
-from hindsight.config import Settings
-from hindsight.errors import ConfigError
 from hindsight.cli.ide_config import config_for
+from hindsight.config import Settings
+from hindsight.embedders.bulk import Parallel, shares
+from hindsight.errors import ConfigError
+from hindsight.rules import privacy
+from hindsight.rules.clipping import clip, utf8_size
 from hindsight.upkeep.schedule import summary
 
 
-@pytest.mark.parametrize("text", [
-    "my api key is sk-abcdefghijklmnopqrstuvwx1234",
-    "password: hunter2-x and token=abcdefgh12345678",
-    "mail ada@example.com or call +44 20 7946 0958",
-    "数据库密码是 Tr0ub4dor-3",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my api key is sk-abcdefghijklmnopqrstuvwx1234",
+        "password: hunter2-x and token=abcdefgh12345678",
+        "mail ada@example.com or call +44 20 7946 0958",
+        "数据库密码是 Tr0ub4dor-3",
+    ],
+)
 def test_redacting_twice_changes_nothing_more(text):
     once, kinds = privacy.redact(text)
     assert kinds and "[REDACTED:" in once
@@ -110,8 +113,12 @@ def test_logging_is_quiet_for_libraries_and_honours_the_level(capsys):
 
 def test_ide_config_selects_the_same_database_and_never_holds_a_secret(tmp_path):
     key = "gEdXVL8FO6BY-elPaw1D9qs0_PZ3kopSRRQz5HcOMI8="
-    env = {"HINDSIGHT_HOME": str(tmp_path / "h"), "HINDSIGHT_AGENT_ID": "me", "HINDSIGHT_ENCRYPTION_KEY": key,
-           "HINDSIGHT_DEDUP_THRESHOLD": "0.97"}
+    env = {
+        "HINDSIGHT_HOME": str(tmp_path / "h"),
+        "HINDSIGHT_AGENT_ID": "me",
+        "HINDSIGHT_ENCRYPTION_KEY": key,
+        "HINDSIGHT_DEDUP_THRESHOLD": "0.97",
+    }
     settings = Settings.from_env(env)
     for client in ("claude-desktop", "cursor", "vscode", "claude-code"):
         config, notes = config_for(client, "/venv/bin/hindsight-server", settings, env)
@@ -129,24 +136,34 @@ def test_ide_config_selects_the_same_database_and_never_holds_a_secret(tmp_path)
 def test_the_openai_embedder_error_names_the_missing_variable_in_its_example():
     with pytest.raises(ConfigError) as only_model:
         Settings.from_env({"HINDSIGHT_EMBEDDER": "openai", "HINDSIGHT_EMBED_URL": "http://localhost:8000/v1"})
-    assert str(only_model.value) == ("HINDSIGHT_EMBEDDER=openai needs HINDSIGHT_EMBED_MODEL "
-                                     "(e.g. HINDSIGHT_EMBED_MODEL=text-embedding-3-small)")
-    with pytest.raises(ConfigError, match=r"needs HINDSIGHT_EMBED_URL and HINDSIGHT_EMBED_MODEL \(e.g. "
-                                          r"HINDSIGHT_EMBED_URL=http://localhost:8000/v1 HINDSIGHT_EMBED_MODEL="):
+    assert str(only_model.value) == (
+        "HINDSIGHT_EMBEDDER=openai needs HINDSIGHT_EMBED_MODEL (e.g. HINDSIGHT_EMBED_MODEL=text-embedding-3-small)"
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"needs HINDSIGHT_EMBED_URL and HINDSIGHT_EMBED_MODEL \(e.g. "
+        r"HINDSIGHT_EMBED_URL=http://localhost:8000/v1 HINDSIGHT_EMBED_MODEL=",
+    ):
         Settings.from_env({"HINDSIGHT_EMBEDDER": "openai"})
 
 
 def test_a_run_report_becomes_one_line():
-    report = {"status": "succeeded", "seconds": 1.5,
-              "decay": {"changed": 10, "sank_below": 2, "recovered": 1, "threshold": 0.3},
-              "archive": {"archived_expired": 3, "archived_superseded": 1},
-              "consolidation": {"clusters": 1, "created": 1},
-              "counts": {"after": {"live": 100, "archived": 4}, "reconciled": True}}
-    assert summary(report) == ("maintenance succeeded in 1.5 s: decay changed 10 (2 sank below 0.3, 1 recovered); "
-                               "archived 3 expired and 1 superseded; consolidation made 1 memories from 1 clusters; "
-                               "100 live, 4 archived")
+    report = {
+        "status": "succeeded",
+        "seconds": 1.5,
+        "decay": {"changed": 10, "sank_below": 2, "recovered": 1, "threshold": 0.3},
+        "archive": {"archived_expired": 3, "archived_superseded": 1},
+        "consolidation": {"clusters": 1, "created": 1},
+        "counts": {"after": {"live": 100, "archived": 4}, "reconciled": True},
+    }
+    assert summary(report) == (
+        "maintenance succeeded in 1.5 s: decay changed 10 (2 sank below 0.3, 1 recovered); "
+        "archived 3 expired and 1 superseded; consolidation made 1 memories from 1 clusters; "
+        "100 live, 4 archived"
+    )
     assert summary({"status": "skipped", "reason": "another maintenance run holds the lock"}) == (
-        "maintenance skipped: another maintenance run holds the lock")
+        "maintenance skipped: another maintenance run holds the lock"
+    )
 
 
 def test_readme_says_which_python_and_to_use_a_virtualenv():

@@ -43,9 +43,12 @@ def test_the_password_never_goes_inside_a_url():
 
 
 def test_the_example_env_cannot_start_without_a_password_and_names_the_time_zone():
-    example = dict(line.split("=", 1) for line in (DOCKER / ".env.example").read_text().splitlines()
-                   if line and not line.startswith("#"))
-    assert example["POSTGRES_PASSWORD"] == ""        # `${POSTGRES_PASSWORD:?...}` refuses an empty value
+    example = dict(
+        line.split("=", 1)
+        for line in (DOCKER / ".env.example").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    assert example["POSTGRES_PASSWORD"] == ""  # `${POSTGRES_PASSWORD:?...}` refuses an empty value
     assert example["HINDSIGHT_TIMEZONE"] == "UTC"
     assert compose()["x-hindsight"]["environment"]["HINDSIGHT_TIMEZONE"] == "${HINDSIGHT_TIMEZONE:-UTC}"
 
@@ -53,13 +56,20 @@ def test_the_example_env_cannot_start_without_a_password_and_names_the_time_zone
 def test_the_header_comment_tells_the_commands_in_order():
     head = [line for line in (DOCKER / "compose.yaml").read_text().splitlines() if line.startswith("#")]
     commands = [line.split("#", 2)[1].strip() for line in head if line.startswith("#   ")]
-    assert commands == ["cd docker && cp .env.example .env", "docker compose up -d", "docker compose run --rm -i server"]
+    assert commands == [
+        "cd docker && cp .env.example .env",
+        "docker compose up -d",
+        "docker compose run --rm -i server",
+    ]
 
 
 def test_env_example_defines_every_variable_compose_uses():
     used = set(re.findall(r"(?<!\$)\$\{(\w+)", (DOCKER / "compose.yaml").read_text()))
-    defined = {line.split("=", 1)[0] for line in (DOCKER / ".env.example").read_text().splitlines()
-               if line and not line.startswith("#")}
+    defined = {
+        line.split("=", 1)[0]
+        for line in (DOCKER / ".env.example").read_text().splitlines()
+        if line and not line.startswith("#")
+    }
     assert used <= defined
 
 
@@ -75,8 +85,12 @@ def test_dockerfile_runs_as_non_root_and_fetches_nothing_at_run_time():
 
 
 def _compose_config(env_file: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(["docker-compose", "--env-file", str(env_file), "-f", str(DOCKER / "compose.yaml"),
-                           "config"], capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        ["docker-compose", "--env-file", str(env_file), "-f", str(DOCKER / "compose.yaml"), "config"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.skipif(shutil.which("docker-compose") is None, reason="no Compose implementation installed")

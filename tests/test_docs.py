@@ -38,13 +38,23 @@ async def test_readme_commands_run(cli):
     assert json.loads(stored.out)["status"] == "created"
     recalled = await cli("recall", "--query", "dataframe library?", "--json")
     assert json.loads(recalled.out)["memories"][0]["content"] == "Prefers polars"
-    for args in (("migrate",), ("stats", "--json"), ("maintain", "--dry-run", "--json"), ("export",), ("list",),
-                 ("show", json.loads(stored.out)["id"][:8]), ("stats",)):
+    for args in (
+        ("migrate",),
+        ("stats", "--json"),
+        ("maintain", "--dry-run", "--json"),
+        ("export",),
+        ("list",),
+        ("show", json.loads(stored.out)["id"][:8]),
+        ("stats",),
+    ):
         done = await cli(*args)
         assert done.code == 0, (args, done.err)
     doctor = await cli("doctor")
     assert doctor.code == 0, doctor.out + doctor.err
     assert "stdout clean" in doctor.out and "tools" in doctor.out
-    help_ = await anyio.to_thread.run_sync(lambda: subprocess.run(
-        [str(Path(sys.executable).parent / "hindsight"), "--help"], capture_output=True, text=True))
+    help_ = await anyio.to_thread.run_sync(
+        lambda: subprocess.run(
+            [str(Path(sys.executable).parent / "hindsight"), "--help"], capture_output=True, text=True
+        )
+    )
     assert all(c in help_.stdout for c in commands())

@@ -9,7 +9,6 @@ import time
 
 import anyio
 import pytest
-
 from mcp_client import mcp_client, server_command, server_env
 
 
@@ -40,10 +39,24 @@ async def _wait_until(predicate, seconds=30.0) -> bool:
 
 def _start_raw(env):
     """A server with a raw pipe, initialized (so the database is up)."""
-    proc = subprocess.Popen([server_command()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=env)
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}) + "\n")
+    proc = subprocess.Popen(
+        [server_command()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+    )
+    proc.stdin.write(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                },
+            }
+        )
+        + "\n"
+    )
     proc.stdin.flush()
     answer = json.loads(proc.stdout.readline())
     assert answer["id"] == 1 and "result" in answer
@@ -122,18 +135,52 @@ async def test_a_long_home_gets_a_private_socket_and_other_users_cannot_read(pg_
         from pgserver._commands import POSTGRES_BIN_PATH
 
         for where in (sockdir, str(home / "pgdata")):
-            tried = subprocess.run(["runuser", "-u", _intruder(), "--", str(POSTGRES_BIN_PATH / "psql"), "-h", where,
-                                    "-U", "postgres", "-d", "postgres", "-Atc", "SELECT content FROM memories"],
-                                   capture_output=True, text=True, timeout=60)
+            tried = subprocess.run(
+                [
+                    "runuser",
+                    "-u",
+                    _intruder(),
+                    "--",
+                    str(POSTGRES_BIN_PATH / "psql"),
+                    "-h",
+                    where,
+                    "-U",
+                    "postgres",
+                    "-d",
+                    "postgres",
+                    "-Atc",
+                    "SELECT content FROM memories",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             assert tried.returncode != 0 and "private memory" not in tried.stdout, tried
         # even with the directory and the socket opened up, peer authentication turns it away
         socket = os.path.join(sockdir, ".s.PGSQL.5432")
         os.chmod(sockdir, 0o755)
         os.chmod(socket, 0o777)
         try:
-            tried = subprocess.run(["runuser", "-u", _intruder(), "--", str(POSTGRES_BIN_PATH / "psql"), "-h", sockdir,
-                                    "-U", "postgres", "-d", "postgres", "-Atc", "SELECT content FROM memories"],
-                                   capture_output=True, text=True, timeout=60)
+            tried = subprocess.run(
+                [
+                    "runuser",
+                    "-u",
+                    _intruder(),
+                    "--",
+                    str(POSTGRES_BIN_PATH / "psql"),
+                    "-h",
+                    sockdir,
+                    "-U",
+                    "postgres",
+                    "-d",
+                    "postgres",
+                    "-Atc",
+                    "SELECT content FROM memories",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
         finally:
             os.chmod(socket, 0o700)
             os.chmod(sockdir, 0o700)

@@ -7,9 +7,10 @@ import subprocess
 import anyio
 import asyncpg
 import pytest
-
-from conftest import PASSWORD, free_port as _free_port, tcp_url as _url
+from conftest import free_port as _free_port
+from conftest import tcp_url as _url
 from mcp_client import mcp_client, server_command, server_env
+
 
 async def _admin(port, sql):
     conn = await asyncpg.connect(_url(port))
@@ -49,14 +50,17 @@ async def test_bad_url_is_an_error_not_a_fallback(tcp_postgres, tmp_path, case):
         "not a url": "mysql://root@localhost/x",
     }[case]
     home = tmp_path / "unused-home"
-    done = await anyio.to_thread.run_sync(_run_server, server_env(HINDSIGHT_DATABASE_URL=url,
-                                                                  HINDSIGHT_HOME=str(home)))
+    done = await anyio.to_thread.run_sync(_run_server, server_env(HINDSIGHT_DATABASE_URL=url, HINDSIGHT_HOME=str(home)))
     assert done.returncode == 2
     assert done.stdout == ""
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("hindsight-server: error:")
-    assert {"wrong password": "password", "nothing listening": "cannot connect",
-            "no such database": "does not exist", "not a url": "postgresql://"}[case] in last
+    assert {
+        "wrong password": "password",
+        "nothing listening": "cannot connect",
+        "no such database": "does not exist",
+        "not a url": "postgresql://",
+    }[case] in last
     assert ":wrong@" not in done.stderr  # passwords never appear in messages
     print(last)
     assert not home.exists()
@@ -65,8 +69,10 @@ async def test_bad_url_is_an_error_not_a_fallback(tcp_postgres, tmp_path, case):
 async def test_database_without_pgvector_is_an_error(tcp_postgres, tmp_path):
     await _admin(tcp_postgres, "CREATE ROLE app LOGIN PASSWORD 'app-pw'")
     await _admin(tcp_postgres, "CREATE DATABASE appdb OWNER app")
-    env = server_env(HINDSIGHT_DATABASE_URL=_url(tcp_postgres, user="app", password="app-pw", db="appdb"),
-                     HINDSIGHT_HOME=str(tmp_path / "unused-home"))
+    env = server_env(
+        HINDSIGHT_DATABASE_URL=_url(tcp_postgres, user="app", password="app-pw", db="appdb"),
+        HINDSIGHT_HOME=str(tmp_path / "unused-home"),
+    )
     done = await anyio.to_thread.run_sync(_run_server, env)
     assert done.returncode == 2
     assert "pgvector is not installed" in done.stderr and "CREATE EXTENSION vector" in done.stderr

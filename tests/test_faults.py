@@ -11,7 +11,6 @@ import subprocess
 import time
 
 import asyncpg
-
 from mcp_client import server_command
 from rawrpc import NoAnswer, RawServer, is_tool_error, server_env, structured
 
@@ -67,8 +66,10 @@ async def test_kill_9_under_concurrent_writers_loses_no_acknowledged_write(db_ur
     finally:
         await conn.close()
     lost = [i for i, content in acked.items() if stored.get(i) != content]
-    print(f"acknowledged {len(acked)}, stored {len(stored)}, lost {len(lost)}, "
-          f"stored but not acknowledged {len(set(stored) - set(acked))}")
+    print(
+        f"acknowledged {len(acked)}, stored {len(stored)}, lost {len(lost)}, "
+        f"stored but not acknowledged {len(set(stored) - set(acked))}"
+    )
     assert lost == []
     assert set(stored.values()) <= sent  # nothing but what the writers sent
     assert len(set(stored) - set(acked)) <= 4  # at most the calls in flight at the kill

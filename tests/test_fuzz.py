@@ -6,20 +6,25 @@ by a call that was refused. benchmarks/fuzz.py runs 10,000 and more."""
 from __future__ import annotations
 
 import fuzzcases
-from rawrpc import RawServer, server_env, structured
 from mcp_client import server_command
+from rawrpc import RawServer, server_env, structured
 
 SEED = 11
 
 
 async def test_a_thousand_hostile_calls_are_answered_cleanly_and_write_nothing(db_url, tmp_path):
     errlog = tmp_path / "server.log"
-    server = RawServer([server_command()], server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="fuzz",
-                                                      HINDSIGHT_LOG_LEVEL="INFO"), stderr=errlog.open("w"))
+    server = RawServer(
+        [server_command()],
+        server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="fuzz", HINDSIGHT_LOG_LEVEL="INFO"),
+        stderr=errlog.open("w"),
+    )
     await server.start()
     try:
-        ids = [structured(await server.call("store_memory", {"content": f"seed memory {i} about deploys"}))["id"]
-               for i in range(6)]
+        ids = [
+            structured(await server.call("store_memory", {"content": f"seed memory {i} about deploys"}))["id"]
+            for i in range(6)
+        ]
         before = await fuzzcases.rows(db_url)
         report = await fuzzcases.run(server, fuzzcases.cases(SEED, 1000, ids), limit=5.0)
     finally:

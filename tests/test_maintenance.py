@@ -11,14 +11,13 @@ from datetime import datetime, timedelta, timezone
 
 import anyio
 import pytest
+from mcp_client import server_env
 
-from hindsight.data import migrate, queries
 from hindsight.config import Settings
+from hindsight.data import migrate, queries
 from hindsight.errors import ConfigError, InvalidInput
 from hindsight.upkeep.maintenance import Maintenance, restore
 from hindsight.upkeep.schedule import build
-
-from mcp_client import server_env
 
 
 def hindsight(db_url, *args):
@@ -51,28 +50,40 @@ async def test_decay_follows_the_formula_is_idempotent_and_recovers_on_access(db
     r1 = await job.run(at(10))
     assert r1["status"] == "succeeded" and r1["decay"]["changed"] >= 1
     assert await decay_of(db, m) == pytest.approx(math.exp(-0.05 * 10), abs=0.002)
-    assert await decay_of(db, keep) == 1.0                      # importance 5 does not decay
-    r2 = await job.run(at(10))                                  # the same day again
+    assert await decay_of(db, keep) == 1.0  # importance 5 does not decay
+    r2 = await job.run(at(10))  # the same day again
     assert r2["decay"]["changed"] == 0 and await decay_of(db, m) == pytest.approx(math.exp(-0.5), abs=0.002)
-    await job.run(at(25))                                      # before it expires (30 days)
+    await job.run(at(25))  # before it expires (30 days)
     assert await decay_of(db, m) < 0.3
     assert (await recall.retrieve("a", "where does the staging cluster run?"))["memories"][0]["id"] != m
     hits = await recall.retrieve("a", "where does the staging cluster run?", min_decay_score=0)
-    assert hits["memories"][0]["id"] == m                       # sunk, not gone
+    assert hits["memories"][0]["id"] == m  # sunk, not gone
     await db.fetch("record_access", "a", [uuid.UUID(m)], [1], datetime.now(timezone.utc))
-    assert await decay_of(db, m) == pytest.approx(1.0)          # recalled: strength back
+    assert await decay_of(db, m) == pytest.approx(1.0)  # recalled: strength back
 
 
 async def test_an_unused_fact_or_procedure_stays_recallable_while_an_episode_fades(db, memories, recall):
     """Decay reorders facts and procedures; it hides only stale episodes (issue 10, class 7):
     after seven unused weeks a project fact is still in default recall, a same-importance
     episode of that time is not."""
-    fact = (await memories.store("a", "The granary warehouse lives in the eu-west-1 region",
-                                 memory_type="semantic", importance=3))["id"]
-    how = (await memories.store("a", "To rotate the warehouse credentials run `make rotate-creds` from ops/",
-                                memory_type="procedural", importance=3))["id"]
-    episode = (await memories.store("a", "Looked at the warehouse dashboards with Hana this morning",
-                                    memory_type="episodic", importance=3))["id"]
+    fact = (
+        await memories.store(
+            "a", "The granary warehouse lives in the eu-west-1 region", memory_type="semantic", importance=3
+        )
+    )["id"]
+    how = (
+        await memories.store(
+            "a",
+            "To rotate the warehouse credentials run `make rotate-creds` from ops/",
+            memory_type="procedural",
+            importance=3,
+        )
+    )["id"]
+    episode = (
+        await memories.store(
+            "a", "Looked at the warehouse dashboards with Hana this morning", memory_type="episodic", importance=3
+        )
+    )["id"]
     await Maintenance(db, memories).run(at(60))
     assert await decay_of(db, fact) >= 0.3 and await decay_of(db, how) >= 0.3
     assert await decay_of(db, episode) < 0.3
@@ -97,8 +108,9 @@ async def test_archive_and_restore_round_trip_with_reconciled_counts(db, memorie
     old = (await memories.store("a", "Deploys go out on Fridays", slot="schedule:deploy"))["id"]
     new = (await memories.store("a", "Deploys go out on Thursdays", slot="schedule:deploy"))["id"]
     await memories.store("a", "The user prefers polars", importance=5)
-    await db.pool.execute("UPDATE memories SET invalidated_at = now() - interval '100 days' WHERE id = $1",
-                          uuid.UUID(old))
+    await db.pool.execute(
+        "UPDATE memories SET invalidated_at = now() - interval '100 days' WHERE id = $1", uuid.UUID(old)
+    )
     report = await Maintenance(db, memories).run(at(8))
     assert report["archive"] == {"archived_expired": 1, "archived_superseded": 1}
     counts = report["counts"]
@@ -140,8 +152,10 @@ EPISODES = [
 
 
 async def test_consolidation_folds_similar_episodes_once(db, memories):
-    ids = [(await memories.store("a", text, memory_type="episodic", metadata={"tools_used": ["pip"]}))["id"]
-           for text in EPISODES]
+    ids = [
+        (await memories.store("a", text, memory_type="episodic", metadata={"tools_used": ["pip"]}))["id"]
+        for text in EPISODES
+    ]
     other = (await memories.store("a", "Lunch with the design team on Tuesday"))["id"]
     job = Maintenance(db, memories)
     report = await job.run(at(0.01))
@@ -172,8 +186,9 @@ async def test_concurrent_runs_do_the_work_once(db, db_url, memories):
     assert skipped["status"] == "skipped"
     # Two processes at once: however they overlap, the decay happens once.
     when = at(5).isoformat()
-    a, b = await asyncio.gather(run_script(db_url, "maintain", "--json", "--now", when),
-                                run_script(db_url, "maintain", "--json", "--now", when))
+    a, b = await asyncio.gather(
+        run_script(db_url, "maintain", "--json", "--now", when), run_script(db_url, "maintain", "--json", "--now", when)
+    )
     assert a.returncode == 0 and b.returncode == 0, (a.stderr, b.stderr)
     reports = [json.loads(a.stdout), json.loads(b.stdout)]
     changed = sum(r["decay"]["changed"] for r in reports if r["status"] == "succeeded")
@@ -213,8 +228,13 @@ async def test_the_scheduler_says_when_it_runs_next_at_the_default_log_level(db_
 
     env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_TIMEZONE="UTC")
     env.pop("HINDSIGHT_LOG_LEVEL")  # the default
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "hindsight"), "scheduler"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "hindsight"), "scheduler"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = await anyio.to_thread.run_sync(proc.stderr.readline)
         deadline = time.monotonic() + 60
@@ -250,7 +270,7 @@ async def test_a_restored_memory_comes_back_fresh_and_default_recall_finds_it(cl
     """Archived after fading: `hindsight restore` brings it back as if just recalled, so the
     default recall (decay_score >= 0.3) returns it, and the next nightly run keeps it there."""
     faded = (await memories.store("a", "The VPN gateway for the Berlin office is vpn-ber-2", importance=1))["id"]
-    await Maintenance(db, memories).run(at(13))       # faded (exp(-0.1·13) = 0.27), expired, archived
+    await Maintenance(db, memories).run(at(13))  # faded (exp(-0.1·13) = 0.27), expired, archived
     archived = await db.pool.fetchval("SELECT decay_score FROM memories_archive WHERE id = $1", uuid.UUID(faded))
     assert archived < 0.3
     done = await cli("restore", faded[:8], "--agent", "a")
@@ -259,7 +279,7 @@ async def test_a_restored_memory_comes_back_fresh_and_default_recall_finds_it(cl
     assert back["current"] and back["decay_score"] == 1.0
     hits = await recall.retrieve("a", "VPN gateway Berlin office")
     assert hits["memories"][0]["id"] == faded
-    await Maintenance(db, memories).run(at(0.5))      # tonight's run: recomputed from the restore, not the past
+    await Maintenance(db, memories).run(at(0.5))  # tonight's run: recomputed from the restore, not the past
     assert await decay_of(db, faded) >= 0.9
 
 

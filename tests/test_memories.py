@@ -4,19 +4,27 @@ import asyncio
 import uuid
 
 import pytest
-
 from conftest import count_rows
+
 from hindsight.errors import InvalidInput, NotFound
 
 
 async def test_store_writes_what_was_given(memories, db):
-    row = await memories.store("alice", "Prefers polars over pandas", memory_type="semantic",
-                               session_id="s1", importance=4, metadata={"entities": ["polars"]},
-                               tags=["prefs"], shared=False)
+    row = await memories.store(
+        "alice",
+        "Prefers polars over pandas",
+        memory_type="semantic",
+        session_id="s1",
+        importance=4,
+        metadata={"entities": ["polars"]},
+        tags=["prefs"],
+        shared=False,
+    )
     stored = await db.pool.fetchrow(
         "SELECT agent_id, memory_type, content, importance, metadata, tags, session_id, "
         "vector_dims(embedding) AS dims, search_vector::text AS sv, content_hash FROM memories WHERE id = $1",
-        uuid.UUID(row["id"]))
+        uuid.UUID(row["id"]),
+    )
     assert stored["agent_id"] == "alice" and stored["memory_type"] == "semantic"
     assert stored["content"] == "Prefers polars over pandas"
     assert stored["importance"] == 4 and stored["session_id"] == "s1" and stored["tags"] == ["prefs"]
@@ -32,20 +40,23 @@ async def test_created_at_and_ttl(memories):
     assert temp["expires_at"] is not None
 
 
-@pytest.mark.parametrize("kwargs, field", [
-    ({"content": ""}, "content"),
-    ({"content": "x\x00y"}, "content"),
-    ({"content": "x" * 40_000}, "content"),
-    ({"content": "ok", "memory_type": "long"}, "memory_type"),
-    ({"content": "ok", "importance": 0}, "importance"),
-    ({"content": "ok", "importance": 6}, "importance"),
-    ({"content": "ok", "metadata": ["not", "an", "object"]}, "metadata"),
-    ({"content": "ok", "metadata": {"k": "nul\x00"}}, "metadata"),
-    ({"content": "ok", "tags": "single"}, "tags"),
-    ({"content": "ok", "ttl_seconds": 0}, "ttl_seconds"),
-    ({"content": "ok", "shared": "yes"}, "shared"),
-    ({"content": "ok", "created_at": "last tuesday"}, "created_at"),
-])
+@pytest.mark.parametrize(
+    "kwargs, field",
+    [
+        ({"content": ""}, "content"),
+        ({"content": "x\x00y"}, "content"),
+        ({"content": "x" * 40_000}, "content"),
+        ({"content": "ok", "memory_type": "long"}, "memory_type"),
+        ({"content": "ok", "importance": 0}, "importance"),
+        ({"content": "ok", "importance": 6}, "importance"),
+        ({"content": "ok", "metadata": ["not", "an", "object"]}, "metadata"),
+        ({"content": "ok", "metadata": {"k": "nul\x00"}}, "metadata"),
+        ({"content": "ok", "tags": "single"}, "tags"),
+        ({"content": "ok", "ttl_seconds": 0}, "ttl_seconds"),
+        ({"content": "ok", "shared": "yes"}, "shared"),
+        ({"content": "ok", "created_at": "last tuesday"}, "created_at"),
+    ],
+)
 async def test_bad_input_names_the_field_and_writes_nothing(memories, db, kwargs, field):
     content = kwargs.pop("content")
     with pytest.raises(InvalidInput) as err:
@@ -139,10 +150,16 @@ async def test_shared_memories_are_readable_not_writable(memories, recall):
 
 async def test_recall_drops_expired_and_filters(memories, recall, db):
     gone = await memories.store("a", "Temporary token rotates hourly", ttl_seconds=3600)
-    await db.pool.execute("UPDATE memories SET expires_at = now() - interval '1 second' WHERE id = $1",
-                          uuid.UUID(gone["id"]))
-    keep = await memories.store("a", "Tokens for the staging API rotate daily", memory_type="procedural",
-                                tags=["staging"], metadata={"tools_used": ["curl"]})
+    await db.pool.execute(
+        "UPDATE memories SET expires_at = now() - interval '1 second' WHERE id = $1", uuid.UUID(gone["id"])
+    )
+    keep = await memories.store(
+        "a",
+        "Tokens for the staging API rotate daily",
+        memory_type="procedural",
+        tags=["staging"],
+        metadata={"tools_used": ["curl"]},
+    )
     hits = await recall.retrieve("a", "token rotation", top_k=10)
     assert [h["id"] for h in hits["memories"]] == [keep["id"]]
     hit = hits["memories"][0]
@@ -166,8 +183,7 @@ async def test_recall_finds_chinese_with_a_chinese_query(memories, recall):
 
 
 async def test_list_pages_newest_first(memories):
-    ids = [(await memories.store("a", f"event {i}", created_at=f"2024-01-0{i + 1}T00:00:00Z"))["id"]
-           for i in range(5)]
+    ids = [(await memories.store("a", f"event {i}", created_at=f"2024-01-0{i + 1}T00:00:00Z"))["id"] for i in range(5)]
     page1 = await memories.list("a", limit=2)
     page2 = await memories.list("a", limit=2, offset=2)
     assert [m["id"] for m in page1["memories"] + page2["memories"]] == ids[::-1][:4]

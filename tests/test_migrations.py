@@ -38,8 +38,9 @@ async def test_concurrent_migrations_wait_for_each_other(empty_db_url):
     cmd = [sys.executable, "-m", "hindsight.cli.main", "migrate"]
 
     def both():
-        procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                 for _ in range(2)]
+        procs = [
+            subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+        ]
         return [(p.wait(timeout=120), p.stderr.read()) for p in procs]
 
     results = await anyio.to_thread.run_sync(both)
@@ -50,7 +51,9 @@ async def test_concurrent_migrations_wait_for_each_other(empty_db_url):
 async def test_indexes_and_constraints_exist(db_url):
     conn = await asyncpg.connect(db_url)
     try:
-        indexes = {r["indexdef"] for r in await conn.fetch("SELECT indexdef FROM pg_indexes WHERE tablename='memories'")}
+        indexes = {
+            r["indexdef"] for r in await conn.fetch("SELECT indexdef FROM pg_indexes WHERE tablename='memories'")
+        }
         assert any("hnsw" in i and "vector_cosine_ops" in i for i in indexes)
         assert any("gin (search_vector)" in i for i in indexes)
         assert any("gin (metadata" in i for i in indexes)
@@ -58,11 +61,13 @@ async def test_indexes_and_constraints_exist(db_url):
         with pytest.raises(asyncpg.CheckViolationError):
             await conn.execute(
                 "INSERT INTO memories (agent_id, memory_type, content, content_hash, embedding, search_vector)"
-                " VALUES ('a', 'long-term', 'x', '\\x00', array_fill(0.1, ARRAY[384])::vector, ''::tsvector)")
+                " VALUES ('a', 'long-term', 'x', '\\x00', array_fill(0.1, ARRAY[384])::vector, ''::tsvector)"
+            )
         with pytest.raises(asyncpg.CheckViolationError):
             await conn.execute(
                 "INSERT INTO memories (agent_id, importance, content, content_hash, embedding, search_vector)"
-                " VALUES ('a', 9, 'x', '\\x00', array_fill(0.1, ARRAY[384])::vector, ''::tsvector)")
+                " VALUES ('a', 9, 'x', '\\x00', array_fill(0.1, ARRAY[384])::vector, ''::tsvector)"
+            )
     finally:
         await conn.close()
 
@@ -71,8 +76,12 @@ async def test_empty_database_adopts_a_new_embedder(db_url):
     conn = await asyncpg.connect(db_url)
     try:
         await check_recorded(conn, "other-model", 768)
-        assert await conn.fetchval("SELECT atttypmod FROM pg_attribute WHERE attrelid='memories'::regclass "
-                                   "AND attname='embedding'") == 768
+        assert (
+            await conn.fetchval(
+                "SELECT atttypmod FROM pg_attribute WHERE attrelid='memories'::regclass AND attname='embedding'"
+            )
+            == 768
+        )
         assert tuple(await conn.fetchrow("SELECT name, dimension FROM hindsight_embedder")) == ("other-model", 768)
     finally:
         await conn.close()

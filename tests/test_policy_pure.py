@@ -7,17 +7,24 @@ from pathlib import Path
 import pytest
 
 from hindsight.data import queries
-from hindsight.rules import validate as v
 from hindsight.errors import InvalidInput
+from hindsight.rules import validate as v
 from hindsight.rules.text import content_hash, estimate_tokens, keyword_text
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("value, problem", [
-    (None, "required"), ("", "empty"), ("   \n", "empty"), ("a\x00b", "NUL"),
-    (42, "string"), ("x" * (32 * 1024 + 1), "at most 32768 bytes"),
-])
+@pytest.mark.parametrize(
+    "value, problem",
+    [
+        (None, "required"),
+        ("", "empty"),
+        ("   \n", "empty"),
+        ("a\x00b", "NUL"),
+        (42, "string"),
+        ("x" * (32 * 1024 + 1), "at most 32768 bytes"),
+    ],
+)
 def test_content_rejections_name_the_field(value, problem):
     with pytest.raises(InvalidInput) as err:
         v.content(value)
@@ -50,10 +57,17 @@ def test_memory_id_must_be_a_uuid():
         v.memory_id("42")
 
 
-@pytest.mark.parametrize("bad, problem", [
-    ([1, 2], "JSON object"), ("{}", "JSON object"), ({"a": "x\x00"}, "NUL"),
-    ({"a": float("nan")}, "NaN"), ({"a": "x" * 20_000}, "bytes"), ({"a": {1, 2}}, "only JSON"),
-])
+@pytest.mark.parametrize(
+    "bad, problem",
+    [
+        ([1, 2], "JSON object"),
+        ("{}", "JSON object"),
+        ({"a": "x\x00"}, "NUL"),
+        ({"a": float("nan")}, "NaN"),
+        ({"a": "x" * 20_000}, "bytes"),
+        ({"a": {1, 2}}, "only JSON"),
+    ],
+)
 def test_metadata_must_be_a_small_json_object(bad, problem):
     with pytest.raises(InvalidInput) as err:
         v.metadata(bad)
@@ -80,7 +94,11 @@ def test_keyword_text_segments_chinese_and_keeps_latin():
     assert "polars" in words
     assert "喜欢" in words and "数据" in words
     assert keyword_text("ERR_SSL_PROTOCOL_ERROR in pip").split() == [
-        "ERR_SSL_PROTOCOL_ERROR", "in", "pip", "errsslprotocolerror"]
+        "ERR_SSL_PROTOCOL_ERROR",
+        "in",
+        "pip",
+        "errsslprotocolerror",
+    ]
     assert keyword_text("plain words") == "plain words"
 
 
@@ -98,7 +116,11 @@ def test_token_estimate_counts_cjk_per_character():
 def test_every_query_name_used_in_code_exists():
     used = set()
     for path in (REPO / "hindsight").rglob("*.py"):
-        used |= set(re.findall(r'(?:fetch|fetchrow|fetchval|execute|executemany|queries\.get|channel)\(\s*"(\w+)"', path.read_text()))
+        used |= set(
+            re.findall(
+                r'(?:fetch|fetchrow|fetchval|execute|executemany|queries\.get|channel)\(\s*"(\w+)"', path.read_text()
+            )
+        )
     for path in (REPO / "sql" / "queries").glob("*.sql"):
         used |= set(re.findall(r"--@\s*(\w+)", path.read_text()))  # fragments
     assert used, "no query names found in the code"
@@ -129,12 +151,16 @@ def test_settings_refuse_unknown_values():
     from hindsight.errors import ConfigError
 
     assert Settings.from_env({}).agent_id == "default"
-    assert Settings.from_env({"HINDSIGHT_DATABASE_URL": "", "DATABASE_URL": "postgresql://x/y"}).database_url \
+    assert (
+        Settings.from_env({"HINDSIGHT_DATABASE_URL": "", "DATABASE_URL": "postgresql://x/y"}).database_url
         == "postgresql://x/y"
-    for env, name in (({"HINDSIGHT_EMBEDDER": "bert"}, "HINDSIGHT_EMBEDDER"),
-                      ({"HINDSIGHT_LOG_LEVEL": "loud"}, "HINDSIGHT_LOG_LEVEL"),
-                      ({"HINDSIGHT_EMBED_THREADS": "0"}, "HINDSIGHT_EMBED_THREADS"),
-                      ({"HINDSIGHT_TIMEZONE": "Mars/Olympus"}, "HINDSIGHT_TIMEZONE"),
-                      ({"HINDSIGHT_DATABASE_URL": "sqlite:///x.db"}, "HINDSIGHT_DATABASE_URL")):
+    )
+    for env, name in (
+        ({"HINDSIGHT_EMBEDDER": "bert"}, "HINDSIGHT_EMBEDDER"),
+        ({"HINDSIGHT_LOG_LEVEL": "loud"}, "HINDSIGHT_LOG_LEVEL"),
+        ({"HINDSIGHT_EMBED_THREADS": "0"}, "HINDSIGHT_EMBED_THREADS"),
+        ({"HINDSIGHT_TIMEZONE": "Mars/Olympus"}, "HINDSIGHT_TIMEZONE"),
+        ({"HINDSIGHT_DATABASE_URL": "sqlite:///x.db"}, "HINDSIGHT_DATABASE_URL"),
+    ):
         with pytest.raises(ConfigError, match=name):
             Settings.from_env(env)

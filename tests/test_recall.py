@@ -30,8 +30,9 @@ def _ids(result):
 
 async def test_chinese_memory_for_a_chinese_query(memories, recall):
     await _fill(memories)
-    zh = await memories.store("a", "部署之前必须先运行数据库迁移脚本", memory_type="procedural",
-                              created_at=NOW - timedelta(days=60))
+    zh = await memories.store(
+        "a", "部署之前必须先运行数据库迁移脚本", memory_type="procedural", created_at=NOW - timedelta(days=60)
+    )
     hit = (await recall.retrieve("a", "部署前要做什么？", top_k=3, as_of=NOW))["memories"][0]
     assert hit["id"] == zh["id"]
     assert "keyword" in hit["channels"] and "vector" in hit["channels"]
@@ -39,12 +40,15 @@ async def test_chinese_memory_for_a_chinese_query(memories, recall):
 
 async def test_exact_identifier_beats_shared_words(memories, recall):
     await _fill(memories)
-    exact = await memories.store("a", "pip install failed with ERR_SSL_PROTOCOL_ERROR behind the proxy",
-                                 created_at=NOW - timedelta(days=60))
-    await memories.store("a", "The browser showed an SSL protocol error page once; a retry fixed it",
-                         created_at=NOW - timedelta(days=60))
-    await memories.store("a", "Protocol buffers error: the schema file was missing",
-                         created_at=NOW - timedelta(days=60))
+    exact = await memories.store(
+        "a", "pip install failed with ERR_SSL_PROTOCOL_ERROR behind the proxy", created_at=NOW - timedelta(days=60)
+    )
+    await memories.store(
+        "a", "The browser showed an SSL protocol error page once; a retry fixed it", created_at=NOW - timedelta(days=60)
+    )
+    await memories.store(
+        "a", "Protocol buffers error: the schema file was missing", created_at=NOW - timedelta(days=60)
+    )
     result = await recall.retrieve("a", "ERR_SSL_PROTOCOL_ERROR", top_k=3, as_of=NOW)
     assert result["memories"][0]["id"] == exact["id"]
     assert "keyword" in result["memories"][0]["channels"]
@@ -54,7 +58,9 @@ async def test_exact_identifier_beats_shared_words(memories, recall):
 async def test_relative_time_finds_last_week(memories, recall, query):
     await _fill(memories)
     old = await memories.store("a", "Deployed version 2.3 of the billing service", created_at=NOW - timedelta(days=40))
-    recent = await memories.store("a", "Deployed version 2.4 of the billing service", created_at=NOW - timedelta(days=8))
+    recent = await memories.store(
+        "a", "Deployed version 2.4 of the billing service", created_at=NOW - timedelta(days=8)
+    )
     result = await recall.retrieve("a", query, top_k=3, as_of=NOW)
     assert result["memories"][0]["id"] == recent["id"]
     assert "time" in result["memories"][0]["channels"]
@@ -64,13 +70,18 @@ async def test_relative_time_finds_last_week(memories, recall, query):
 
 async def test_failure_with_the_named_tool_comes_first_among_comparably_relevant(memories, recall):
     await _fill(memories)
-    ok = await memories.store("a", "Built the docker image and pushed it to the registry",
-                              created_at=NOW - timedelta(days=3),
-                              metadata={"tools_used": ["docker"], "outcome": "success"})
-    failed = await memories.store("a", "Building the docker image broke: no space left on device; pruned old layers",
-                                  created_at=NOW - timedelta(days=20),
-                                  metadata={"tools_used": ["docker"], "outcome": "failure",
-                                            "error": "no space left on device"})
+    ok = await memories.store(
+        "a",
+        "Built the docker image and pushed it to the registry",
+        created_at=NOW - timedelta(days=3),
+        metadata={"tools_used": ["docker"], "outcome": "success"},
+    )
+    failed = await memories.store(
+        "a",
+        "Building the docker image broke: no space left on device; pruned old layers",
+        created_at=NOW - timedelta(days=20),
+        metadata={"tools_used": ["docker"], "outcome": "failure", "error": "no space left on device"},
+    )
     result = await recall.retrieve("a", "about to build the docker image", tools=["docker"], top_k=3, as_of=NOW)
     assert _ids(result)[:2] == [failed["id"], ok["id"]]
     assert "tools" in result["memories"][0]["channels"]
@@ -81,14 +92,27 @@ async def test_a_tool_hint_does_not_lift_an_unrelated_memory_of_that_tool(memori
     """Class 1: the tools channel reorders relevant memories; it cannot put a different
     failure of the same tool above the one the query describes."""
     await _fill(memories)
-    wanted = await memories.store("a", "dbt build: 'dbt_utils' is undefined; run dbt deps first to install packages",
-                                  created_at=NOW - timedelta(days=30), memory_type="procedural",
-                                  metadata={"tools_used": ["dbt"], "outcome": "failure", "error": "'dbt_utils' is undefined"})
-    for i, err in enumerate(["Database Error: relation raw.orders does not exist",
-                             "Compilation Error: ambiguous column name in stg_payments",
-                             "Runtime Error: could not connect to the warehouse (timeout)"]):
-        await memories.store("a", f"dbt run failed: {err}; fixed it", created_at=NOW - timedelta(days=i + 1),
-                             memory_type="procedural", metadata={"tools_used": ["dbt"], "outcome": "failure", "error": err})
+    wanted = await memories.store(
+        "a",
+        "dbt build: 'dbt_utils' is undefined; run dbt deps first to install packages",
+        created_at=NOW - timedelta(days=30),
+        memory_type="procedural",
+        metadata={"tools_used": ["dbt"], "outcome": "failure", "error": "'dbt_utils' is undefined"},
+    )
+    for i, err in enumerate(
+        [
+            "Database Error: relation raw.orders does not exist",
+            "Compilation Error: ambiguous column name in stg_payments",
+            "Runtime Error: could not connect to the warehouse (timeout)",
+        ]
+    ):
+        await memories.store(
+            "a",
+            f"dbt run failed: {err}; fixed it",
+            created_at=NOW - timedelta(days=i + 1),
+            memory_type="procedural",
+            metadata={"tools_used": ["dbt"], "outcome": "failure", "error": err},
+        )
     result = await recall.retrieve("a", "dbt build says 'dbt_utils' is undefined", tools=["dbt"], top_k=4, as_of=NOW)
     assert _ids(result)[0] == wanted["id"]
 
@@ -96,24 +120,41 @@ async def test_a_tool_hint_does_not_lift_an_unrelated_memory_of_that_tool(memori
 async def test_words_in_the_query_are_not_tool_names(memories, recall):
     """Class 1: "go ahead" is not the go tool."""
     await _fill(memories)
-    pref = await memories.store("a", "Ethan doesn't want the agent to commit or push by itself: show the diff first",
-                                memory_type="semantic", created_at=NOW - timedelta(days=50))
+    pref = await memories.store(
+        "a",
+        "Ethan doesn't want the agent to commit or push by itself: show the diff first",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=50),
+    )
     for i in range(3):
-        await memories.store("a", f"go build failed in CI with a toolchain mismatch number {i}",
-                             memory_type="procedural", created_at=NOW - timedelta(days=i + 1),
-                             metadata={"tools_used": ["go"], "outcome": "failure"})
-    result = await recall.retrieve("a", "The change is done. Should I go ahead and commit and push it?", top_k=3, as_of=NOW)
+        await memories.store(
+            "a",
+            f"go build failed in CI with a toolchain mismatch number {i}",
+            memory_type="procedural",
+            created_at=NOW - timedelta(days=i + 1),
+            metadata={"tools_used": ["go"], "outcome": "failure"},
+        )
+    result = await recall.retrieve(
+        "a", "The change is done. Should I go ahead and commit and push it?", top_k=3, as_of=NOW
+    )
     assert _ids(result)[0] == pref["id"]
     assert not any("tools" in m["channels"] for m in result["memories"])
 
 
 async def test_entity_and_tag_words_are_found_by_keyword(memories, recall):
     await _fill(memories)
-    person = await memories.store("a", "She wants weekly summaries on Fridays", created_at=NOW - timedelta(days=60),
-                                  metadata={"entities": ["Caroline"]})
-    tagged = await memories.store("a", "Rotate the keys every quarter", tags=["security"],
-                                  created_at=NOW - timedelta(days=60))
-    assert (await recall.retrieve("a", "What does Caroline want?", top_k=1, as_of=NOW))["memories"][0]["id"] == person["id"]
+    person = await memories.store(
+        "a",
+        "She wants weekly summaries on Fridays",
+        created_at=NOW - timedelta(days=60),
+        metadata={"entities": ["Caroline"]},
+    )
+    tagged = await memories.store(
+        "a", "Rotate the keys every quarter", tags=["security"], created_at=NOW - timedelta(days=60)
+    )
+    assert (await recall.retrieve("a", "What does Caroline want?", top_k=1, as_of=NOW))["memories"][0]["id"] == person[
+        "id"
+    ]
     hit = (await recall.retrieve("a", "security routine", top_k=1, as_of=NOW))["memories"][0]
     assert hit["id"] == tagged["id"] and "keyword" in hit["channels"]
 
@@ -121,48 +162,85 @@ async def test_entity_and_tag_words_are_found_by_keyword(memories, recall):
 async def test_a_shared_entity_does_not_flood_out_the_answer(memories, recall):
     """Class 2: five memories about courier do not push out the one rule that answers."""
     await _fill(memories)
-    for i, text in enumerate(["courier serves ETAs over HTTP on port 8080",
-                              "courier runs on Nomad with three allocations",
-                              "courier reads store features from Redis",
-                              "courier's logs go to Loki",
-                              "courier deploys go through GitLab CI"]):
-        await memories.store("a", text, memory_type="semantic", metadata={"entities": ["courier"]},
-                             created_at=NOW - timedelta(days=i + 1))
-    rule = await memories.store("a", "In Go handlers wrap errors with fmt.Errorf and %w; never panic on a request path",
-                                memory_type="semantic", created_at=NOW - timedelta(days=40))
-    result = await recall.retrieve("a", "How should errors be handled in a new courier HTTP handler?", top_k=3, as_of=NOW)
+    for i, text in enumerate(
+        [
+            "courier serves ETAs over HTTP on port 8080",
+            "courier runs on Nomad with three allocations",
+            "courier reads store features from Redis",
+            "courier's logs go to Loki",
+            "courier deploys go through GitLab CI",
+        ]
+    ):
+        await memories.store(
+            "a",
+            text,
+            memory_type="semantic",
+            metadata={"entities": ["courier"]},
+            created_at=NOW - timedelta(days=i + 1),
+        )
+    rule = await memories.store(
+        "a",
+        "In Go handlers wrap errors with fmt.Errorf and %w; never panic on a request path",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=40),
+    )
+    result = await recall.retrieve(
+        "a", "How should errors be handled in a new courier HTTP handler?", top_k=3, as_of=NOW
+    )
     assert rule["id"] in _ids(result)[:2]
 
 
 async def test_a_short_fact_is_not_punished_for_being_short(memories, recall):
     """Class 3: no length prior; importance and the guard only nudge."""
     await _fill(memories)
-    short = await memories.store("a", "Prefers polars over pandas for dataframes.", memory_type="semantic",
-                                 created_at=NOW - timedelta(days=30))
+    short = await memories.store(
+        "a", "Prefers polars over pandas for dataframes.", memory_type="semantic", created_at=NOW - timedelta(days=30)
+    )
     for i in range(3):
-        await memories.store("a", f"pip install failed with a resolver conflict while adding a package, attempt {i}; "
-                                  "pinned numpy and retried, the tool output was long and noisy",
-                             memory_type="procedural", importance=5, created_at=NOW - timedelta(days=i + 1),
-                             metadata={"tools_used": ["pip"], "outcome": "failure"})
-    sweeping = await memories.store("a", "Never use pandas for new code, always polars.", memory_type="semantic",
-                                    created_at=NOW - timedelta(days=31))
+        await memories.store(
+            "a",
+            f"pip install failed with a resolver conflict while adding a package, attempt {i}; "
+            "pinned numpy and retried, the tool output was long and noisy",
+            memory_type="procedural",
+            importance=5,
+            created_at=NOW - timedelta(days=i + 1),
+            metadata={"tools_used": ["pip"], "outcome": "failure"},
+        )
+    sweeping = await memories.store(
+        "a",
+        "Never use pandas for new code, always polars.",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=31),
+    )
     result = await recall.retrieve("a", "dataframe library?", top_k=5, as_of=NOW)
     assert set(_ids(result)[:2]) == {short["id"], sweeping["id"]}
 
 
 async def test_recent_memories_of_the_same_task_type(memories, recall):
     await _fill(memories)
-    m = await memories.store("a", "Step 3 of the migration is done", metadata={"task_type": "db-migration"},
-                             created_at=NOW - timedelta(days=1))
+    m = await memories.store(
+        "a",
+        "Step 3 of the migration is done",
+        metadata={"task_type": "db-migration"},
+        created_at=NOW - timedelta(days=1),
+    )
     result = await recall.retrieve("a", "where was I?", task_type="db-migration", top_k=2, as_of=NOW)
     assert result["memories"][0]["id"] == m["id"] and "recent" in result["memories"][0]["channels"]
 
 
 async def test_filters(memories, recall, db):
     await _fill(memories)
-    proc = await memories.store("a", "Restart the worker when the queue stalls", memory_type="procedural",
-                                tags=["ops"], metadata={"task_type": "ops"}, created_at=NOW - timedelta(days=2))
-    sem = await memories.store("a", "The queue is RabbitMQ", memory_type="semantic", created_at=NOW - timedelta(days=90))
+    proc = await memories.store(
+        "a",
+        "Restart the worker when the queue stalls",
+        memory_type="procedural",
+        tags=["ops"],
+        metadata={"task_type": "ops"},
+        created_at=NOW - timedelta(days=2),
+    )
+    sem = await memories.store(
+        "a", "The queue is RabbitMQ", memory_type="semantic", created_at=NOW - timedelta(days=90)
+    )
     q = "queue stalls"
     assert _ids(await recall.retrieve("a", q, memory_type="procedural", as_of=NOW)) == [proc["id"]]
     assert _ids(await recall.retrieve("a", q, tags=["ops"], as_of=NOW)) == [proc["id"]]
@@ -172,9 +250,14 @@ async def test_filters(memories, recall, db):
     await db.pool.execute("UPDATE memory_state SET decay_score = 0.1 WHERE id = $1", uuid.UUID(sem["id"]))
     assert sem["id"] not in _ids(await recall.retrieve("a", "RabbitMQ queue", top_k=10, as_of=NOW))
     assert sem["id"] in _ids(await recall.retrieve("a", "RabbitMQ queue", top_k=10, as_of=NOW, min_decay_score=0))
-    for bad, field in (({"time_range": {"start": "x"}}, "time_range.start"), ({"format": "xml"}, "format"),
-                       ({"min_decay_score": 2}, "min_decay_score"), ({"top_k": 0}, "top_k"),
-                       ({"as_of": "soon"}, "as_of"), ({"tools": "docker"}, "tools")):
+    for bad, field in (
+        ({"time_range": {"start": "x"}}, "time_range.start"),
+        ({"format": "xml"}, "format"),
+        ({"min_decay_score": 2}, "min_decay_score"),
+        ({"top_k": 0}, "top_k"),
+        ({"as_of": "soon"}, "as_of"),
+        ({"tools": "docker"}, "tools"),
+    ):
         with pytest.raises(InvalidInput) as err:
             await recall.retrieve("a", q, **bad)
         assert err.value.field == field
@@ -186,7 +269,9 @@ async def test_history_as_of_and_invalidation(memories, recall, db):
     await memories.invalidate("a", old["id"], "upgraded", replaced_by=new["id"])
     before = datetime.now(timezone.utc) - timedelta(seconds=1)
     await db.pool.execute("UPDATE memories SET created_at = now() - interval '10 days' WHERE agent_id = 'a'")
-    await db.pool.execute("UPDATE memories SET created_at = now() - interval '1 day' WHERE id = $1", uuid.UUID(new["id"]))
+    await db.pool.execute(
+        "UPDATE memories SET created_at = now() - interval '1 day' WHERE id = $1", uuid.UUID(new["id"])
+    )
     assert _ids(await recall.retrieve("a", "Python version", top_k=5)) == [new["id"]]
     then = await recall.retrieve("a", "Python version", top_k=5, as_of=(before - timedelta(days=2)).isoformat())
     assert _ids(then) == [old["id"]]  # what we held then: the old fact, before the new one existed
@@ -200,8 +285,12 @@ async def test_keyword_statistics_follow_every_write(memories, db):
     await memories.delete("a", a["id"])
     await memories.store("a", "紫色 的 猫")
     stats = {r["agent_id"]: (r["n_docs"], r["total_len"]) for r in await db.pool.fetch("SELECT * FROM agent_stats")}
-    truth = {r["agent_id"]: (r["n"], r["len"]) for r in await db.pool.fetch(
-        "SELECT agent_id, count(*) AS n, sum(doc_len) AS len FROM memories GROUP BY agent_id")}
+    truth = {
+        r["agent_id"]: (r["n"], r["len"])
+        for r in await db.pool.fetch(
+            "SELECT agent_id, count(*) AS n, sum(doc_len) AS len FROM memories GROUP BY agent_id"
+        )
+    }
     assert stats == truth
     postings = await db.pool.fetchval("SELECT count(*) FROM memory_terms")
     expected = await db.pool.fetchval("SELECT count(*) FROM memories, unnest(search_vector)")
@@ -219,10 +308,15 @@ async def test_keyword_channel_is_per_agent(memories, recall):
 
 async def test_prompt_format_and_confidence(memories, recall):
     for i in range(6):
-        await memories.store("a", f"Deploy note {i}: " + "the release train leaves on Tuesdays " * 12,
-                             memory_type="procedural", created_at=NOW - timedelta(days=i))
-    result = await recall.retrieve("a", "when does the release train leave?", top_k=6, format="prompt",
-                                   max_tokens=120, as_of=NOW)
+        await memories.store(
+            "a",
+            f"Deploy note {i}: " + "the release train leaves on Tuesdays " * 12,
+            memory_type="procedural",
+            created_at=NOW - timedelta(days=i),
+        )
+    result = await recall.retrieve(
+        "a", "when does the release train leave?", top_k=6, format="prompt", max_tokens=120, as_of=NOW
+    )
     lines = result["prompt"].splitlines()
     assert lines[1].startswith("1. [procedural | confidence ")
     assert re.search(r"\| 2024-06-(0[7-9]|1[0-2])\] Deploy note", lines[1]) and lines[1].endswith("…")
@@ -246,10 +340,14 @@ async def test_access_is_recorded_off_the_latency_path(memories, db, embedder):
     recall = Recall(db, AsyncEmbedder(embedder), on_access=recorder.record)
     await recall.retrieve("a", "VPN token")
     await recall.retrieve("a", "VPN refresh")
-    row = await db.pool.fetchrow("SELECT access_count, last_accessed FROM memory_state WHERE id = $1", uuid.UUID(m["id"]))
+    row = await db.pool.fetchrow(
+        "SELECT access_count, last_accessed FROM memory_state WHERE id = $1", uuid.UUID(m["id"])
+    )
     assert row["access_count"] == 0  # not written by recall itself
     await recorder.flush()
-    row = await db.pool.fetchrow("SELECT access_count, last_accessed FROM memory_state WHERE id = $1", uuid.UUID(m["id"]))
+    row = await db.pool.fetchrow(
+        "SELECT access_count, last_accessed FROM memory_state WHERE id = $1", uuid.UUID(m["id"])
+    )
     assert row["access_count"] == 2 and row["last_accessed"] is not None
 
 
@@ -266,8 +364,12 @@ async def test_tool_index_follows_every_write(memories, db):
 
 async def test_metadata_words_are_searchable(memories, recall, db):
     await _fill(memories)
-    m = await memories.store("a", "Fixed the import by pinning the package", created_at=NOW - timedelta(days=60),
-                             metadata={"error": "ModuleNotFoundError: No module named 'yaml'", "external_id": "zzq9"})
+    m = await memories.store(
+        "a",
+        "Fixed the import by pinning the package",
+        created_at=NOW - timedelta(days=60),
+        metadata={"error": "ModuleNotFoundError: No module named 'yaml'", "external_id": "zzq9"},
+    )
     hit = (await recall.retrieve("a", "No module named yaml", top_k=1, as_of=NOW))["memories"][0]
     assert hit["id"] == m["id"] and "keyword" in hit["channels"]
     assert await db.pool.fetchval("SELECT count(*) FROM memory_terms WHERE term = 'zzq9'") == 0  # ids are not words
@@ -299,13 +401,24 @@ async def test_a_time_phrase_in_a_question_not_about_time_pulls_nothing_in(memor
     """Class 4: "yesterday's numbers" at an as_of does not put yesterday's unrelated
     memories above the rule that answers."""
     await _fill(memories)
-    rule = await memories.store("a", "The daily models must be finished by 07:00 SGT: ops reviews the numbers after lunch",
-                                memory_type="semantic", created_at=NOW - timedelta(days=80))
-    for text in ("Lunch order for the team offsite", "Yesterday the coffee machine broke again",
-                 "Paired with Kwame on the VPN rollout"):
+    rule = await memories.store(
+        "a",
+        "The daily models must be finished by 07:00 SGT: ops reviews the numbers after lunch",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=80),
+    )
+    for text in (
+        "Lunch order for the team offsite",
+        "Yesterday the coffee machine broke again",
+        "Paired with Kwame on the VPN rollout",
+    ):
         await memories.store("a", text, created_at=NOW - timedelta(days=1, hours=2))
-    result = await recall.retrieve("a", "The ops team looks at yesterday's numbers after lunch. By when must the "
-                                        "daily models be finished?", top_k=3, as_of=NOW)
+    result = await recall.retrieve(
+        "a",
+        "The ops team looks at yesterday's numbers after lunch. By when must the daily models be finished?",
+        top_k=3,
+        as_of=NOW,
+    )
     assert _ids(result)[0] == rule["id"]
 
 
@@ -313,15 +426,19 @@ async def test_a_question_about_the_past_recalls_what_was_current_then(memories,
     """Class 4: at an earlier as_of, the fact current then comes first, even after decay
     faded it today."""
     await _fill(memories)
-    old = await memories.store("a", "courier is on Go 1.22", memory_type="semantic", slot="courier:go",
-                               created_at=NOW - timedelta(days=90))
-    new = await memories.store("a", "courier is on Go 1.24 now", memory_type="semantic", slot="courier:go",
-                               created_at=NOW - timedelta(days=10))
-    await db.pool.execute("UPDATE memories SET invalidated_at = $2 WHERE id = $1", uuid.UUID(old["id"]),
-                          NOW - timedelta(days=10))
+    old = await memories.store(
+        "a", "courier is on Go 1.22", memory_type="semantic", slot="courier:go", created_at=NOW - timedelta(days=90)
+    )
+    new = await memories.store(
+        "a", "courier is on Go 1.24 now", memory_type="semantic", slot="courier:go", created_at=NOW - timedelta(days=10)
+    )
+    await db.pool.execute(
+        "UPDATE memories SET invalidated_at = $2 WHERE id = $1", uuid.UUID(old["id"]), NOW - timedelta(days=10)
+    )
     await db.pool.execute("UPDATE memory_state SET decay_score = 0.05 WHERE id = $1", uuid.UUID(old["id"]))
-    await db.pool.execute("INSERT INTO maintenance_runs (as_of, dry_run, trigger, status) VALUES ($1, false, 'cli', "
-                          "'succeeded')", NOW)
+    await db.pool.execute(
+        "INSERT INTO maintenance_runs (as_of, dry_run, trigger, status) VALUES ($1, false, 'cli', 'succeeded')", NOW
+    )
     then = await recall.retrieve("a", "Which Go version is courier on?", as_of=NOW - timedelta(days=30), top_k=3)
     assert _ids(then)[0] == old["id"] and new["id"] not in _ids(then)
     now = await recall.retrieve("a", "Which Go version is courier on?", as_of=NOW, top_k=3)
@@ -332,10 +449,18 @@ async def test_an_unlinked_change_ranks_the_newer_memory_first_and_names_it(memo
     """Class 5: two facts that changed without slot or supersedes both stay current; the
     newer, which says it changed, outranks the older, and the older is marked."""
     await _fill(memories)
-    old = await memories.store("a", "Crash reporting in basket is Firebase Crashlytics; the EAS build hook uploads dSYMs",
-                               memory_type="semantic", created_at=NOW - timedelta(days=80))
-    new = await memories.store("a", "basket reports crashes to Sentry now: @sentry/react-native, project basket-mobile",
-                               memory_type="semantic", created_at=NOW - timedelta(days=20))
+    old = await memories.store(
+        "a",
+        "Crash reporting in basket is Firebase Crashlytics; the EAS build hook uploads dSYMs",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=80),
+    )
+    new = await memories.store(
+        "a",
+        "basket reports crashes to Sentry now: @sentry/react-native, project basket-mobile",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=20),
+    )
     result = await recall.retrieve("a", "Where do I look at basket crash reports?", top_k=5, as_of=NOW)
     ids = _ids(result)
     assert ids[0] == new["id"]
@@ -346,10 +471,12 @@ async def test_an_unlinked_change_ranks_the_newer_memory_first_and_names_it(memo
 
 
 async def test_possible_conflicts_say_which_is_older_and_how_to_confirm(memories, recall):
-    old = await memories.store("a", "The team uses Python 3.10", memory_type="semantic",
-                               created_at=NOW - timedelta(days=40))
-    new = await memories.store("a", "The team moved to Python 3.12", memory_type="semantic",
-                               created_at=NOW - timedelta(days=1))
+    old = await memories.store(
+        "a", "The team uses Python 3.10", memory_type="semantic", created_at=NOW - timedelta(days=40)
+    )
+    new = await memories.store(
+        "a", "The team moved to Python 3.12", memory_type="semantic", created_at=NOW - timedelta(days=1)
+    )
     conflict = next(c for c in new["possible_conflicts"] if c["id"] == old["id"])
     assert conflict["older"] and conflict["likely_outdated"] and conflict["similarity"] >= 0.9
     assert f"replaced_by='{new['id']}'" in new["conflict_hint"]

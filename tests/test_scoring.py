@@ -22,8 +22,9 @@ def test_relevance_mixes_meaning_and_words():
     assert rank([words, meaning, both])[0] == "both"
 
 
-@pytest.mark.parametrize("evidence", [dict(uses_tool=True, tool_failed=True), dict(same_session=True),
-                                      dict(in_window=True)])
+@pytest.mark.parametrize(
+    "evidence", [dict(uses_tool=True, tool_failed=True), dict(same_session=True), dict(in_window=True)]
+)
 def test_evidence_cannot_lift_an_irrelevant_memory(evidence):
     relevant = Candidate("relevant", similarity=0.90, keyword=8.0)
     filler = [Candidate(f"f{i}", similarity=0.78 + 0.002 * i, keyword=0.5) for i in range(5)]
@@ -53,10 +54,16 @@ def test_no_length_prior_and_small_priors():
     vital = Candidate("vital", similarity=0.84, keyword=4.0, importance=5, decay=1.0)
     faded = Candidate("faded", similarity=0.86, keyword=5.0, decay=0.31)
     assert rank([vital, short]) == ["short", "vital"]  # importance nudges, does not decide
-    assert rank([faded, short])[0] == "short"          # equal relevance: the stronger memory first
-    undecayed = scoring.rank([Candidate("faded", similarity=0.86, keyword=5.0, decay=0.31),
-                              Candidate("short", similarity=0.86, keyword=5.0)],
-                             query_cjk=0.0, similar=lambda a, b: 0.0, use_decay=False)
+    assert rank([faded, short])[0] == "short"  # equal relevance: the stronger memory first
+    undecayed = scoring.rank(
+        [
+            Candidate("faded", similarity=0.86, keyword=5.0, decay=0.31),
+            Candidate("short", similarity=0.86, keyword=5.0),
+        ],
+        query_cjk=0.0,
+        similar=lambda a, b: 0.0,
+        use_decay=False,
+    )
     assert undecayed[0].score == undecayed[1].score  # a question about the past ignores today's fading
 
 
@@ -80,8 +87,14 @@ def test_a_reply_borrows_from_its_question():
 
 def test_a_newer_memory_that_says_it_changed_outranks_the_old_fact():
     old = Candidate("old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0)
-    new = Candidate("new", similarity=0.895, keyword=11.5, memory_type="semantic", created_at=T0 + timedelta(days=40),
-                    text="moved to Sentry now")
+    new = Candidate(
+        "new",
+        similarity=0.895,
+        keyword=11.5,
+        memory_type="semantic",
+        created_at=T0 + timedelta(days=40),
+        text="moved to Sentry now",
+    )
     others = [Candidate(f"o{i}", similarity=0.80 + 0.01 * i, keyword=2.0) for i in range(4)]
     sim = {frozenset({"old", "new"}): 0.91}
     ranked = scoring.rank([old, new, *others], query_cjk=0.0, similar=lambda a, b: sim.get(frozenset({a, b}), 0.5))
@@ -91,18 +104,33 @@ def test_a_newer_memory_that_says_it_changed_outranks_the_old_fact():
 def test_similar_memories_that_do_not_say_they_changed_are_left_alone():
     old = Candidate("old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0)
     new = Candidate("new", similarity=0.86, keyword=11.0, memory_type="semantic", created_at=T0 + timedelta(days=40))
-    event = Candidate("event", similarity=0.90, keyword=12.0, memory_type="episodic", created_at=T0,)
-    changed = Candidate("changed", similarity=0.89, keyword=11.5, created_at=T0 + timedelta(days=1), text="it is gone now")
+    event = Candidate(
+        "event",
+        similarity=0.90,
+        keyword=12.0,
+        memory_type="episodic",
+        created_at=T0,
+    )
+    changed = Candidate(
+        "changed", similarity=0.89, keyword=11.5, created_at=T0 + timedelta(days=1), text="it is gone now"
+    )
     assert rank([old, new], similar=lambda a, b: 0.95) == ["old", "new"]
     assert rank([event, changed], similar=lambda a, b: 0.95)[0] == "event"  # an episode cannot become untrue
 
 
-@pytest.mark.parametrize("text, changed", [
-    ("basket reports crashes to Sentry now", True), ("courier alerting moved to PagerDuty", True),
-    ("trino-adhoc is gone: folded into the main cluster", True), ("崩溃现在去 Sentry 看", True),
-    ("特征存储已经换成 redis-feat 集群", True), ("Crash reporting in basket is Firebase Crashlytics", False),
-    ("courier alerts post to Slack #courier-alerts", False), ("Kwame is the Vault admin.", False),
-])
+@pytest.mark.parametrize(
+    "text, changed",
+    [
+        ("basket reports crashes to Sentry now", True),
+        ("courier alerting moved to PagerDuty", True),
+        ("trino-adhoc is gone: folded into the main cluster", True),
+        ("崩溃现在去 Sentry 看", True),
+        ("特征存储已经换成 redis-feat 集群", True),
+        ("Crash reporting in basket is Firebase Crashlytics", False),
+        ("courier alerts post to Slack #courier-alerts", False),
+        ("Kwame is the Vault admin.", False),
+    ],
+)
 def test_change_statements(text, changed):
     assert scoring.states_change(text) is changed
 
@@ -116,11 +144,18 @@ def test_a_memory_in_the_other_language_is_not_penalised_for_it():
 
 def test_a_memory_named_as_replaced_at_write_time_sinks_under_its_successor():
     old = Candidate("old", similarity=0.86, keyword=5.0, memory_type="semantic", created_at=T0)
-    new = Candidate("new", similarity=0.82, keyword=1.5, memory_type="semantic", created_at=T0 + timedelta(days=9),
-                    replaces=frozenset({"old"}))
+    new = Candidate(
+        "new",
+        similarity=0.82,
+        keyword=1.5,
+        memory_type="semantic",
+        created_at=T0 + timedelta(days=9),
+        replaces=frozenset({"old"}),
+    )
     ranked = scoring.rank([old, new, Candidate("x", similarity=0.75)], query_cjk=0.0, similar=lambda a, b: 0.0)
     assert ranked[0] is new and old.outdated_by == "new"
-    unrelated = Candidate("u", similarity=0.76, keyword=0.0, created_at=T0 + timedelta(days=9),
-                          replaces=frozenset({"old2"}))
+    unrelated = Candidate(
+        "u", similarity=0.76, keyword=0.0, created_at=T0 + timedelta(days=9), replaces=frozenset({"old2"})
+    )
     old2 = Candidate("old2", similarity=0.90, keyword=6.0, memory_type="semantic", created_at=T0)
     assert [c.id for c in scoring.rank([old2, unrelated], query_cjk=0.0, similar=lambda a, b: 0.0)][0] == "old2"

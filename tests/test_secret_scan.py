@@ -15,7 +15,6 @@ from pathlib import Path
 import anyio
 import asyncpg
 from cryptography.fernet import Fernet
-
 from mcp_client import server_command
 from rawrpc import RawServer, is_tool_error, server_env, structured, tool_text
 
@@ -39,23 +38,55 @@ def fitting(text: str, secret: str, limit: int) -> str:
 # (field, is it refused?, the call that carries the secret: text `t`, secret `s`, marker `m`)
 ROUTES = [
     ("metadata value", False, lambda t, s, m: ("store_memory", {"content": f"note {m}", "metadata": {"note": t}})),
-    ("credential key", False, lambda t, s, m: ("store_memory", {"content": f"cred {m}", "metadata": {"db_password": s}})),
+    (
+        "credential key",
+        False,
+        lambda t, s, m: ("store_memory", {"content": f"cred {m}", "metadata": {"db_password": s}}),
+    ),
     ("metadata key", True, lambda t, s, m: ("store_memory", {"content": f"key {m}", "metadata": {t: 1}})),
     ("tags", True, lambda t, s, m: ("store_memory", {"content": f"tag {m}", "tags": ["ok", fitting(t, s, 64)]})),
     ("slot", True, lambda t, s, m: ("store_memory", {"content": f"slot {m}", "slot": fitting(t, s, 200)})),
-    ("session_id", True, lambda t, s, m: ("store_memory", {"content": f"session {m}", "session_id": fitting(t, s, 256)})),
-    ("sensitive key", False, lambda t, s, m: ("store_memory", {"content": f"sens {m}", "metadata": {"customer": s},
-                                                               "sensitive": ["customer"]})),
+    (
+        "session_id",
+        True,
+        lambda t, s, m: ("store_memory", {"content": f"session {m}", "session_id": fitting(t, s, 256)}),
+    ),
+    (
+        "sensitive key",
+        False,
+        lambda t, s, m: (
+            "store_memory",
+            {"content": f"sens {m}", "metadata": {"customer": s}, "sensitive": ["customer"]},
+        ),
+    ),
     ("interaction content", False, lambda t, s, m: ("record_interaction", {"content": f"I prefer this setup: {t}"})),
     ("interaction error", False, lambda t, s, m: ("record_interaction", {"content": f"deploy {m}", "error": t})),
-    ("tool output", False, lambda t, s, m: ("record_interaction", {"tool_results": [
-        {"tool": "shell", "arguments": {"cmd": t}, "output": t, "error": t}], "task_status": "failed"})),
-    ("interaction session_id", True, lambda t, s, m: ("record_interaction", {
-        "content": f"I prefer tabs {m}", "session_id": fitting(t, s, 256)})),
-    ("interaction task_type", True, lambda t, s, m: ("record_interaction", {
-        "content": f"I prefer tabs {m}", "task_type": fitting(t, s, 256)})),
-    ("tools_used", True, lambda t, s, m: ("record_interaction", {
-        "content": f"I prefer tabs {m}", "tools_used": [fitting(t, s, 64)]})),
+    (
+        "tool output",
+        False,
+        lambda t, s, m: (
+            "record_interaction",
+            {
+                "tool_results": [{"tool": "shell", "arguments": {"cmd": t}, "output": t, "error": t}],
+                "task_status": "failed",
+            },
+        ),
+    ),
+    (
+        "interaction session_id",
+        True,
+        lambda t, s, m: ("record_interaction", {"content": f"I prefer tabs {m}", "session_id": fitting(t, s, 256)}),
+    ),
+    (
+        "interaction task_type",
+        True,
+        lambda t, s, m: ("record_interaction", {"content": f"I prefer tabs {m}", "task_type": fitting(t, s, 256)}),
+    ),
+    (
+        "tools_used",
+        True,
+        lambda t, s, m: ("record_interaction", {"content": f"I prefer tabs {m}", "tools_used": [fitting(t, s, 64)]}),
+    ),
 ]
 
 
@@ -78,8 +109,9 @@ async def _send_everything(server: RawServer, label: str) -> dict[str, int]:
         if n % 3 == 0:
             answer = await server.call("invalidate_memory", {"memory_id": stored["id"], "reason": f"rotated: {text}"})
         elif n % 3 == 1:
-            answer = await server.call("update_memory", {"memory_id": stored["id"], "content": f"{text} (updated)",
-                                                         "metadata": {"why": text}})
+            answer = await server.call(
+                "update_memory", {"memory_id": stored["id"], "content": f"{text} (updated)", "metadata": {"why": text}}
+            )
         else:
             answer = await server.call("store_memory", {"content": "x", "supersedes": secret})  # refused, masked
             assert is_tool_error(answer) and secret[:20] not in tool_text(answer)
@@ -92,7 +124,7 @@ async def _send_everything(server: RawServer, label: str) -> dict[str, int]:
 def _fragments(secret: str) -> list[bytes]:
     """The secret, and for long ones a piece of its middle (a scan of raw bytes may meet a
     long value cut by page or line boundaries)."""
-    pieces = [secret] + ([secret[len(secret) // 2 - 12: len(secret) // 2 + 12]] if len(secret) > 40 else [])
+    pieces = [secret] + ([secret[len(secret) // 2 - 12 : len(secret) // 2 + 12]] if len(secret) > 40 else [])
     return [p.encode("utf-8") for p in pieces]
 
 
@@ -115,8 +147,11 @@ async def test_no_labelled_secret_reaches_any_table_dump_data_directory_export_o
     refused = {}
     with log.open("w") as errlog:
         for agent, extra in (("keyless", {}), ("sealed", {"HINDSIGHT_ENCRYPTION_KEY": key})):
-            server = RawServer([server_command()], server_env(HINDSIGHT_HOME=str(home), HINDSIGHT_AGENT_ID=agent,
-                                                              HINDSIGHT_LOG_LEVEL="DEBUG", **extra), stderr=errlog)
+            server = RawServer(
+                [server_command()],
+                server_env(HINDSIGHT_HOME=str(home), HINDSIGHT_AGENT_ID=agent, HINDSIGHT_LOG_LEVEL="DEBUG", **extra),
+                stderr=errlog,
+            )
             await server.start()
             try:
                 refused[agent] = await _send_everything(server, agent)
@@ -129,8 +164,13 @@ async def test_no_labelled_secret_reaches_any_table_dump_data_directory_export_o
     assert set(refused["keyless"]) == {name for name, must, _ in ROUTES if must}
     datadir = _data_dir_bytes(home / "pgdata")
     text_log = log.read_bytes()
-    for name, blob in (("tables", tables), ("pg_dump", dump), ("export", exports), ("data directory", datadir),
-                       ("log", text_log)):
+    for name, blob in (
+        ("tables", tables),
+        ("pg_dump", dump),
+        ("export", exports),
+        ("data directory", datadir),
+        ("log", text_log),
+    ):
         # the controls prove each scan looks where plain text would be
         control = b"looks like it holds a" if name == "log" else CANARY.encode()  # the log records refusals
         assert control in blob, f"the {name} scan cannot see plain text"
@@ -156,14 +196,19 @@ async def _all_text(url: str) -> bytes:
 def _pg_dump(url: str) -> bytes:
     from pgserver._commands import POSTGRES_BIN_PATH
 
-    return subprocess.run([str(POSTGRES_BIN_PATH / "pg_dump"), "--data-only", url], capture_output=True,
-                          check=True, timeout=300).stdout
+    return subprocess.run(
+        [str(POSTGRES_BIN_PATH / "pg_dump"), "--data-only", url], capture_output=True, check=True, timeout=300
+    ).stdout
 
 
 def _export(home: Path, agent: str) -> bytes:
     env = {**os.environ, "HINDSIGHT_HOME": str(home)}
     env.pop("HINDSIGHT_DATABASE_URL", None)
-    done = subprocess.run([sys.executable, "-m", "hindsight.cli.main", "export", "--agent", agent], capture_output=True,
-                          env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "hindsight.cli.main", "export", "--agent", agent],
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout

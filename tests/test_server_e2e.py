@@ -8,11 +8,18 @@ import anyio
 import asyncpg
 import pytest
 from mcp.shared.exceptions import MCPError
-
 from mcp_client import mcp_client, server_command, server_env
 
-TOOLS = {"store_memory", "retrieve_memory", "get_memory", "update_memory",
-         "invalidate_memory", "delete_memory", "list_memories", "record_interaction"}
+TOOLS = {
+    "store_memory",
+    "retrieve_memory",
+    "get_memory",
+    "update_memory",
+    "invalidate_memory",
+    "delete_memory",
+    "list_memories",
+    "record_interaction",
+}
 
 
 async def test_tools_store_recall_isolation_and_bad_input(db_url):
@@ -23,8 +30,13 @@ async def test_tools_store_recall_isolation_and_bad_input(db_url):
         for tool in listed.tools:
             assert len(tool.description or "") > 60, f"{tool.name} needs a description saying when to call it"
 
-        stored = await c.call("store_memory", content="For data work the user prefers polars over pandas",
-                              memory_type="semantic", importance=4, metadata={"entities": ["polars"]})
+        stored = await c.call(
+            "store_memory",
+            content="For data work the user prefers polars over pandas",
+            memory_type="semantic",
+            importance=4,
+            metadata={"entities": ["polars"]},
+        )
         assert stored["status"] == "created"
         mid = stored["id"]
         await c.call("store_memory", content="Deploys go through the staging cluster first")
@@ -65,8 +77,7 @@ async def test_tools_store_recall_isolation_and_bad_input(db_url):
         assert len(listing["memories"]) == 2  # nothing the bad calls sent was written
 
         # the lifecycle through the tools
-        new = await c.call("store_memory", content="For data work the user now prefers duckdb",
-                           memory_type="semantic")
+        new = await c.call("store_memory", content="For data work the user now prefers duckdb", memory_type="semantic")
         inv = await c.call("invalidate_memory", memory_id=mid, reason="user switched", replaced_by=new["id"])
         assert inv["invalidated_at"] and inv["invalidated_by"] == new["id"]
         found = await c.call("retrieve_memory", query="Which dataframe library should I use?", top_k=5)
@@ -95,20 +106,31 @@ def _rpc(method, params=None, id=None):
 async def test_stdout_carries_only_mcp_messages(db_url):
     """Every byte the server writes to stdout is a JSON-RPC message; logs go to stderr."""
     env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_LOG_LEVEL="DEBUG")
-    requests = "".join([
-        _rpc("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                            "clientInfo": {"name": "raw", "version": "0"}}, id=1),
-        _rpc("notifications/initialized"),
-        _rpc("tools/call", {"name": "store_memory", "arguments": {"content": "raw client note"}}, id=2),
-        _rpc("tools/call", {"name": "store_memory", "arguments": {"content": "x", "importance": 0}}, id=3),
-        _rpc("tools/call", {"name": "retrieve_memory", "arguments": {"query": "raw note"}}, id=4),
-    ])
+    requests = "".join(
+        [
+            _rpc(
+                "initialize",
+                {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+                id=1,
+            ),
+            _rpc("notifications/initialized"),
+            _rpc("tools/call", {"name": "store_memory", "arguments": {"content": "raw client note"}}, id=2),
+            _rpc("tools/call", {"name": "store_memory", "arguments": {"content": "x", "importance": 0}}, id=3),
+            _rpc("tools/call", {"name": "retrieve_memory", "arguments": {"query": "raw note"}}, id=4),
+        ]
+    )
 
     def run():
         """Send each request and read stdout until its answer; close stdin at the end (a
         client that hangs up cancels what is still running)."""
-        proc = subprocess.Popen([server_command()], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
+        proc = subprocess.Popen(
+            [server_command()],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         out = []
         try:
             for line in requests.splitlines(keepends=True):
@@ -146,12 +168,16 @@ async def test_stdout_carries_only_mcp_messages(db_url):
 async def test_resources_and_guidance_prompt(db_url):
     env = server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="alice")
     async with mcp_client(env) as c:
-        await c.call("store_memory", content="The user prefers polars over pandas", memory_type="semantic", importance=5)
+        await c.call(
+            "store_memory", content="The user prefers polars over pandas", memory_type="semantic", importance=5
+        )
         await c.call("store_memory", content="Deploys need two approvals", memory_type="semantic", importance=3)
         await c.call("store_memory", content="Fixed the flaky login test", memory_type="episodic")
         templates = await c.session.list_resource_templates()
         assert {t.uri_template for t in templates.resource_templates} == {
-            "memory://{agent_id}/profile", "memory://{agent_id}/recent"}
+            "memory://{agent_id}/profile",
+            "memory://{agent_id}/recent",
+        }
         profile = (await c.session.read_resource("memory://alice/profile")).contents[0].text
         lines = [x for x in profile.splitlines() if x.startswith("- ")]
         assert lines == ["- The user prefers polars over pandas", "- Deploys need two approvals"]

@@ -18,11 +18,14 @@ async def test_every_table_and_column_is_commented(db):
         "SELECT c.relname, a.attname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
         "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
         "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v') AND c.relname NOT IN ('alembic_version') "
-        "AND col_description(c.oid, a.attnum) IS NULL AND c.relkind = 'r'")
+        "AND col_description(c.oid, a.attnum) IS NULL AND c.relkind = 'r'"
+    )
     assert [tuple(r) for r in missing] == []
-    tables = await db.pool.fetch("SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                                 "WHERE n.nspname = 'public' AND relkind IN ('r', 'v') AND relname <> 'alembic_version' "
-                                 "AND obj_description(c.oid) IS NULL")
+    tables = await db.pool.fetch(
+        "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND relkind IN ('r', 'v') AND relname <> 'alembic_version' "
+        "AND obj_description(c.oid) IS NULL"
+    )
     assert [r["relname"] for r in tables] == []
 
 
@@ -39,14 +42,17 @@ async def test_agent_scope_sees_its_mapped_agents_and_readonly_sees_all_and_writ
                 await conn.execute(f"SET LOCAL ROLE {bot}")
                 await conn.execute("SET LOCAL hindsight.agent_id = 'support'")  # a setting widens nothing
                 seen = await conn.fetch("SELECT agent_id, content FROM active_memories ORDER BY content")
-                assert [tuple(r) for r in seen] == [("sales", "Q3 target is 120 deals"),
-                                                    ("support", "Warranty covers two years")]
+                assert [tuple(r) for r in seen] == [
+                    ("sales", "Q3 target is 120 deals"),
+                    ("support", "Warranty covers two years"),
+                ]
                 assert {r["agent_id"] for r in await conn.fetch("SELECT agent_id FROM memory_history")} == {"sales"}
             async with conn.transaction():
                 await conn.execute("SET LOCAL ROLE hindsight_agent_scope")  # no agent mapped: only shared rows
                 await conn.execute("SET LOCAL hindsight.agent_id = 'sales'")
-                assert [r["content"] for r in await conn.fetch("SELECT content FROM memories")] == \
-                    ["Warranty covers two years"]
+                assert [r["content"] for r in await conn.fetch("SELECT content FROM memories")] == [
+                    "Warranty covers two years"
+                ]
             async with conn.transaction():
                 await conn.execute("SET LOCAL ROLE hindsight_readonly")
                 assert await conn.fetchval("SELECT count(*) FROM memories") == 3
@@ -58,8 +64,12 @@ async def test_agent_scope_sees_its_mapped_agents_and_readonly_sees_all_and_writ
 
 
 async def test_docs_sql_queries_run_as_the_readonly_role(db, memories):
-    await memories.store("dev", "pip install failed behind the proxy", memory_type="procedural",
-                         metadata={"tools_used": ["pip"], "outcome": "failure"})
+    await memories.store(
+        "dev",
+        "pip install failed behind the proxy",
+        memory_type="procedural",
+        metadata={"tools_used": ["pip"], "outcome": "failure"},
+    )
     blocks = re.findall(r"```sql\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
     assert len(blocks) >= 8
     async with db.pool.acquire() as conn, conn.transaction():

@@ -6,26 +6,44 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from hindsight.server import stdio
 from mcp_client import server_command
 from rawrpc import RawServer, is_tool_error, server_env, structured, tool_text
 
-STORE = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-         "params": {"name": "store_memory", "arguments": {"content": "a line"}}}
+from hindsight.server import stdio
+
+STORE = {
+    "jsonrpc": "2.0",
+    "id": 7,
+    "method": "tools/call",
+    "params": {"name": "store_memory", "arguments": {"content": "a line"}},
+}
 
 
-@pytest.mark.parametrize("line, code, request_id", [
-    (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/list"', -32700, None),  # cut off
-    (b'\xff\xfe{"jsonrpc": "2.0"}', -32700, None),                          # not UTF-8
-    (json.dumps(STORE).replace('"a line"', '"bad \\ud800"').encode(), -32600, 7),  # lone surrogate
-    (json.dumps(STORE).replace('"a line"', "NaN").encode(), -32700, None),
-    (json.dumps({**STORE, "params": {"name": "store_memory", "arguments": {
-        "content": "deep", "metadata": {"a": json.loads("[" * 200 + "]" * 200)}}}}).encode(), -32600, 7),
-    (b"[" + json.dumps(STORE).encode() + b"]", -32600, None),                # a batch
-    (json.dumps({"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/list"}).encode(), -32600, None),
-    (json.dumps({"jsonrpc": "2.0", "id": 7, "params": {}}).encode(), -32600, 7),  # no method
-])
+@pytest.mark.parametrize(
+    "line, code, request_id",
+    [
+        (b'{"jsonrpc": "2.0", "id": 7, "method": "tools/list"', -32700, None),  # cut off
+        (b'\xff\xfe{"jsonrpc": "2.0"}', -32700, None),  # not UTF-8
+        (json.dumps(STORE).replace('"a line"', '"bad \\ud800"').encode(), -32600, 7),  # lone surrogate
+        (json.dumps(STORE).replace('"a line"', "NaN").encode(), -32700, None),
+        (
+            json.dumps(
+                {
+                    **STORE,
+                    "params": {
+                        "name": "store_memory",
+                        "arguments": {"content": "deep", "metadata": {"a": json.loads("[" * 200 + "]" * 200)}},
+                    },
+                }
+            ).encode(),
+            -32600,
+            7,
+        ),
+        (b"[" + json.dumps(STORE).encode() + b"]", -32600, None),  # a batch
+        (json.dumps({"jsonrpc": "2.0", "id": {"x": 1}, "method": "tools/list"}).encode(), -32600, None),
+        (json.dumps({"jsonrpc": "2.0", "id": 7, "params": {}}).encode(), -32600, 7),  # no method
+    ],
+)
 def test_unusable_lines_get_the_json_rpc_error_they_deserve(line, code, request_id):
     message, reply = stdio.parse(line)
     assert message is None
@@ -43,9 +61,11 @@ async def test_over_stdio_every_line_is_answered_and_values_keep_their_meaning(d
     server = RawServer([server_command()], server_env(HINDSIGHT_DATABASE_URL=db_url))
     await server.start()
     try:
-        for line in (b'{"jsonrpc": "2.0", "id": 901, "method": "tools/list"',
-                     b'\xef\xbb\xbf{"jsonrpc":"2.0","id":902,"method":"tools/list"}',
-                     json.dumps(STORE).replace('"a line"', '"bad \\ud800"').replace("7", "903").encode()):
+        for line in (
+            b'{"jsonrpc": "2.0", "id": 901, "method": "tools/list"',
+            b'\xef\xbb\xbf{"jsonrpc":"2.0","id":902,"method":"tools/list"}',
+            json.dumps(STORE).replace('"a line"', '"bad \\ud800"').replace("7", "903").encode(),
+        ):
             assert await server.raw_answer(line, 902 if b"902" in line else 903 if b"903" in line else None)
         refusals = {
             "shared": ({"content": "x", "shared": "true"}, "shared: must be true or false"),
@@ -70,12 +90,15 @@ async def test_an_unexpected_failure_reaches_the_client_as_a_reference_only(db_u
     query does, the client sees a result or a reference — never the exception — and the log
     has the traceback under that reference."""
     log = tmp_path / "server.log"
-    server = RawServer([server_command()], server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_LOG_LEVEL="INFO"),
-                       stderr=log.open("w"))
+    server = RawServer(
+        [server_command()], server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_LOG_LEVEL="INFO"), stderr=log.open("w")
+    )
     await server.start()
     try:
-        answers = [await server.call("retrieve_memory", {"query": q}) for q in ("what happened 3000 years ago",
-                                                                             "9999999天前发生了什么")]
+        answers = [
+            await server.call("retrieve_memory", {"query": q})
+            for q in ("what happened 3000 years ago", "9999999天前发生了什么")
+        ]
     finally:
         await server.close()
     for answer in answers:

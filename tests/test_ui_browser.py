@@ -15,14 +15,22 @@ from pathlib import Path
 
 import anyio
 import pytest
-
-from hindsight.upkeep.maintenance import Maintenance
 from mcp_client import server_env
 from ui_seed import seed
 
+from hindsight.upkeep.maintenance import Maintenance
+
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-quic",
+]
 ARTIFACTS = Path(os.environ.get("HINDSIGHT_TEST_ARTIFACTS") or Path(__file__).parent / "artifacts")
 
 
@@ -49,9 +57,13 @@ async def ui_url(db_url, memories, tmp_path):
     await Maintenance(memories.db, None).run(datetime.now(timezone.utc))  # a run for the overview to show
     exe = Path(sys.executable).parent / "hindsight"
     log = open(tmp_path / "ui.stderr", "w+", encoding="utf-8")
-    proc = subprocess.Popen([str(exe), "ui", "--port", "0", "--no-browser"], stdout=subprocess.PIPE, stderr=log,
-                            text=True, env=server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="dev",
-                                                      HINDSIGHT_HOME=str(tmp_path / "home")))
+    proc = subprocess.Popen(
+        [str(exe), "ui", "--port", "0", "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=log,
+        text=True,
+        env=server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="dev", HINDSIGHT_HOME=str(tmp_path / "home")),
+    )
     try:
         with anyio.fail_after(180):
             line = await anyio.to_thread.run_sync(proc.stdout.readline)

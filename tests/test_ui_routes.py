@@ -6,23 +6,23 @@ from __future__ import annotations
 import re
 import socket
 import uuid
-from html import unescape
 from datetime import datetime, timedelta, timezone
+from html import unescape
 
 import httpx
 import pytest
 from cryptography.fernet import Fernet
+from ui_seed import HOSTILE, seed
 
+from hindsight.config import Settings
 from hindsight.embedders.base import AsyncEmbedder
 from hindsight.errors import ConfigError
-from hindsight.upkeep.maintenance import Maintenance
-from hindsight.store.memories import Memories, WritePolicy
-from hindsight.rules.privacy import Sealer
 from hindsight.recall.search import Recall
-from hindsight.config import Settings
+from hindsight.rules.privacy import Sealer
+from hindsight.store.memories import Memories, WritePolicy
 from hindsight.ui.app import Ui, create_app
 from hindsight.ui.data import Services
-from ui_seed import HOSTILE, seed
+from hindsight.upkeep.maintenance import Maintenance
 
 TOKEN = "t0ken-for-tests"
 PORT = 8765
@@ -64,12 +64,15 @@ async def post(c: httpx.AsyncClient, path: str, page: httpx.Response, **fields) 
 
 
 async def history(db, memory_id: str) -> list[tuple]:
-    rows = await db.pool.fetch("SELECT action, call, reason, related_id FROM memory_history "
-                               "WHERE memory_id = $1 ORDER BY seq", uuid.UUID(memory_id))
+    rows = await db.pool.fetch(
+        "SELECT action, call, reason, related_id FROM memory_history WHERE memory_id = $1 ORDER BY seq",
+        uuid.UUID(memory_id),
+    )
     return [tuple(r) for r in rows]
 
 
 # The gate ------------------------------------------------------------------------------
+
 
 async def test_requests_without_the_token_are_refused(services, ids):
     async with client_for(services) as c:
@@ -102,9 +105,12 @@ async def test_the_token_opens_a_strict_httponly_session_and_leaves_the_url(serv
 async def test_every_change_needs_csrf_and_our_origin(client, services, ids):
     page = await client.get(f"/memory/{ids['polars']}")
     target = f"/memory/{ids['polars']}/forget"
-    for data, headers in (({"confirm": "yes"}, ORIGIN), ({"confirm": "yes", "csrf": "wrong"}, ORIGIN),
-                          ({"confirm": "yes", "csrf": csrf(page)}, {"Origin": "http://evil.example"}),
-                          ({"confirm": "yes", "csrf": csrf(page)}, {})):
+    for data, headers in (
+        ({"confirm": "yes"}, ORIGIN),
+        ({"confirm": "yes", "csrf": "wrong"}, ORIGIN),
+        ({"confirm": "yes", "csrf": csrf(page)}, {"Origin": "http://evil.example"}),
+        ({"confirm": "yes", "csrf": csrf(page)}, {}),
+    ):
         refused = await client.post(target, data=data, headers=headers)
         assert refused.status_code == 403, (data, headers)
     routes = [r.path for r in client._transport.app.app.routes if "POST" in (r.methods or ())]
@@ -143,15 +149,30 @@ def test_allowed_agents_setting():
 
 # Pages ---------------------------------------------------------------------------------
 
+
 async def test_every_page_renders(client, ids):
     overview = await client.get("/")
     assert overview.status_code == 200
-    for part in ("Memories by type and state", "Writes per day", "Decay of current memories",
-                 "Leaving recall in the next 30 days", "Possible conflicts", "Last maintenance runs", "<svg"):
+    for part in (
+        "Memories by type and state",
+        "Writes per day",
+        "Decay of current memories",
+        "Leaving recall in the next 30 days",
+        "Possible conflicts",
+        "Last maintenance runs",
+        "<svg",
+    ):
         assert part in overview.text, part
     assert "1</b> newer memory says" in overview.text  # db_new likely replaces db_old
-    for path in ("/search", "/memories", "/memories?all=1&type=semantic", "/conflicts", "/archive",
-                 f"/memory/{ids['db_new']}", f"/memory/{ids['stale']}"):
+    for path in (
+        "/search",
+        "/memories",
+        "/memories?all=1&type=semantic",
+        "/conflicts",
+        "/archive",
+        f"/memory/{ids['db_new']}",
+        f"/memory/{ids['stale']}",
+    ):
         page = await client.get(path)
         assert page.status_code == 200, path
         assert page.headers["content-type"] == "text/html; charset=utf-8"
@@ -171,7 +192,9 @@ async def test_overview_forecasts_with_hindsight_decay(client, services, ids):
     expected = await services.db.pool.fetchval(
         "SELECT min(d) FROM generate_series(1, 30) d, memory_state s WHERE s.id = $1 AND "
         "hindsight_decay(s.strength, s.access_count, s.stored_at, s.importance, s.memory_type, "
-        "now() + make_interval(days => d), 0.05) < 0.3", uuid.UUID(ids["fading"]))
+        "now() + make_interval(days => d), 0.05) < 0.3",
+        uuid.UUID(ids["fading"]),
+    )
     assert 20 <= expected <= 26
     page = (await client.get("/")).text
     assert f'day +{expected}: <a href="/memory/{ids["fading"]}?agent=dev">Skimmed the release notes' in page
@@ -231,12 +254,12 @@ async def test_sealed_content_stays_sealed_unless_revealed(client, ids):
 
 # Corrections ---------------------------------------------------------------------------
 
+
 async def test_invalidate_and_forget_go_through_the_tools_code_with_call_ui(client, services, ids):
     page = await client.get(f"/memory/{ids['polars']}")
     refused = await post(client, f"/memory/{ids['polars']}/invalidate", page, reason="   ")
     assert refused.status_code == 400 and "reason" in refused.text
-    done = await post(client, f"/memory/{ids['polars']}/invalidate", page, reason="switched to duckdb",
-                      replaced_by="")
+    done = await post(client, f"/memory/{ids['polars']}/invalidate", page, reason="switched to duckdb", replaced_by="")
     assert done.status_code == 303 and done.headers["location"].endswith("done=invalidated")
     assert (await history(services.db, ids["polars"]))[-1] == ("invalidate", "ui", "switched to duckdb", None)
 
@@ -254,21 +277,25 @@ async def test_invalidate_and_forget_go_through_the_tools_code_with_call_ui(clie
 
 
 async def test_confirm_and_dismiss_a_possible_conflict(client, services, ids):
-    links = await services.db.pool.fetchval("SELECT likely_replaces FROM memories WHERE id = $1",
-                                            uuid.UUID(ids["db_new"]))
+    links = await services.db.pool.fetchval(
+        "SELECT likely_replaces FROM memories WHERE id = $1", uuid.UUID(ids["db_new"])
+    )
     assert links == [uuid.UUID(ids["db_old"])]
     page = await client.get(f"/memory/{ids['db_new']}")
     assert "It likely replaces" in page.text
     dismissed = await post(client, "/conflict/dismiss", page, new_id=ids["db_new"], old_id=ids["db_old"])
     assert dismissed.status_code == 303
-    assert await services.db.pool.fetchval("SELECT likely_replaces FROM memories WHERE id = $1",
-                                           uuid.UUID(ids["db_new"])) == []
+    assert (
+        await services.db.pool.fetchval("SELECT likely_replaces FROM memories WHERE id = $1", uuid.UUID(ids["db_new"]))
+        == []
+    )
     assert "not written to the memories' history" in unescape((await client.get(dismissed.headers["location"])).text)
     again = await post(client, "/conflict/dismiss", page, new_id=ids["db_new"], old_id=ids["db_old"])
     assert again.status_code == 400 and "does not name" in again.text
 
-    confirmed = await post(client, "/conflict/confirm", page, new_id=ids["db_new"], old_id=ids["db_old"],
-                           back="conflicts")
+    confirmed = await post(
+        client, "/conflict/confirm", page, new_id=ids["db_new"], old_id=ids["db_old"], back="conflicts"
+    )
     assert confirmed.status_code == 303 and confirmed.headers["location"].startswith("/conflicts")
     action, call, reason, related = (await history(services.db, ids["db_old"]))[-1]
     assert (action, call, str(related)) == ("supersede", "ui", ids["db_new"])
@@ -290,7 +317,9 @@ async def test_restore_from_the_archive_with_call_ui(client, services, ids):
     done = await post(client, f"/archive/{short['id']}/restore", page)
     assert done.status_code == 303 and done.headers["location"].endswith("done=restored")
     assert (await history(services.db, short["id"]))[-2:] == [
-        ("archive", "maintain", "archive: expired", None), ("restore", "ui", "restored from archive (expired)", None)]
+        ("archive", "maintain", "archive: expired", None),
+        ("restore", "ui", "restored from archive (expired)", None),
+    ]
     assert "current" in (await client.get(f"/memory/{short['id']}")).text
 
 

@@ -7,24 +7,29 @@ from datetime import timezone
 
 import pytest
 
-from hindsight.store import interactions
-from hindsight.rules import validate as v
 from hindsight.errors import InvalidInput
+from hindsight.rules import validate as v
+from hindsight.store import interactions
 
 TOKEN = "ghp_" + "Zq8R2mT5vX1wY7uP3sK9dL4fH6jN0bC2aE5g"
 
 
-@pytest.mark.parametrize("check, field", [
-    (lambda: v.tags(["deploy", TOKEN]), "tags[1]"),
-    (lambda: v.slot(f"credential:{TOKEN}"), "slot"),
-    (lambda: v.identifier("session_id", TOKEN), "session_id"),
-    (lambda: v.metadata({"ok": {TOKEN: 1}}), "metadata keys"),
-    (lambda: v.tags(["ops@example.com"]), "tags[0]"),
-    (lambda: interactions.parse("x", task_type=TOKEN), "task_type"),
-    (lambda: interactions.parse("x", tools_used=["git", TOKEN]), "tools_used[1]"),
-    (lambda: interactions.parse("", tool_results=[{"tool": "git", "arguments": {TOKEN: "x"}, "output": "y"}]),
-     "tool_results[0].arguments keys"),
-])
+@pytest.mark.parametrize(
+    "check, field",
+    [
+        (lambda: v.tags(["deploy", TOKEN]), "tags[1]"),
+        (lambda: v.slot(f"credential:{TOKEN}"), "slot"),
+        (lambda: v.identifier("session_id", TOKEN), "session_id"),
+        (lambda: v.metadata({"ok": {TOKEN: 1}}), "metadata keys"),
+        (lambda: v.tags(["ops@example.com"]), "tags[0]"),
+        (lambda: interactions.parse("x", task_type=TOKEN), "task_type"),
+        (lambda: interactions.parse("x", tools_used=["git", TOKEN]), "tools_used[1]"),
+        (
+            lambda: interactions.parse("", tool_results=[{"tool": "git", "arguments": {TOKEN: "x"}, "output": "y"}]),
+            "tool_results[0].arguments keys",
+        ),
+    ],
+)
 def test_identifiers_holding_secrets_are_refused_without_showing_them(check, field):
     with pytest.raises(InvalidInput) as err:
         check()
@@ -38,13 +43,16 @@ def test_identifiers_that_only_resemble_secrets_pass():
     assert v.identifier("session_id", "0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69")
 
 
-@pytest.mark.parametrize("check", [
-    lambda: v.memory_id(TOKEN, "supersedes"),
-    lambda: v.tags([TOKEN + "z" * 80]),
-    lambda: v.memory_type(TOKEN),
-    lambda: v.timestamp("as_of", TOKEN),
-    lambda: v.sensitive([TOKEN], {"a": 1}),
-])
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda: v.memory_id(TOKEN, "supersedes"),
+        lambda: v.tags([TOKEN + "z" * 80]),
+        lambda: v.memory_type(TOKEN),
+        lambda: v.timestamp("as_of", TOKEN),
+        lambda: v.sensitive([TOKEN], {"a": 1}),
+    ],
+)
 def test_refused_values_that_look_secret_are_masked(check):
     with pytest.raises(InvalidInput) as err:
         check()
@@ -62,9 +70,17 @@ def test_refused_plain_values_are_still_shown_to_help():
         v.memory_type("forever")
 
 
-@pytest.mark.parametrize("value", [
-    "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00", "0999-12-31T23:59:59Z", "9000-01-01T00:00:00Z",
-    "9999-12-31T23:59:59", "0001-01-01"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "9999-12-31T23:59:59-05:00",
+        "0001-01-01T00:00:00+05:00",
+        "0999-12-31T23:59:59Z",
+        "9000-01-01T00:00:00Z",
+        "9999-12-31T23:59:59",
+        "0001-01-01",
+    ],
+)
 def test_times_near_the_calendars_ends_are_refused_in_our_words(value):
     with pytest.raises(InvalidInput) as err:
         v.timestamp("as_of", value)

@@ -1,3 +1,3 @@
-"""The operator's face: the `hindsight` command, its rendering, doctor, IDE configs and stats.
-May import services and every part below it; nothing imports it but the entry point (and the UI's launcher, for the version).
+"""The operator's face: the `hindsight` command, its rendering, doctor, IDE configs, stats.
+Imports services and the parts below; nothing imports it but the console script.
 """

@@ -18,11 +18,19 @@ from urllib.parse import urlsplit
 
 from ..config import Settings
 
-SECRETS = {"HINDSIGHT_ENCRYPTION_KEY": "seals secrets at rest and reveals them; without it they are redacted",
-           "HINDSIGHT_EMBED_API_KEY": "the embedding endpoint's API key",
-           "PGPASSWORD": "the database password"}
-PASSED_AS_SET = ("HINDSIGHT_EMBEDDER", "HINDSIGHT_EMBED_URL", "HINDSIGHT_EMBED_MODEL", "HINDSIGHT_EMBED_INPUT_TYPE",
-                 "HINDSIGHT_DEDUP_THRESHOLD", "HINDSIGHT_CONFLICT_THRESHOLD")
+SECRETS = {
+    "HINDSIGHT_ENCRYPTION_KEY": "seals secrets at rest and reveals them; without it they are redacted",
+    "HINDSIGHT_EMBED_API_KEY": "the embedding endpoint's API key",
+    "PGPASSWORD": "the database password",
+}
+PASSED_AS_SET = (
+    "HINDSIGHT_EMBEDDER",
+    "HINDSIGHT_EMBED_URL",
+    "HINDSIGHT_EMBED_MODEL",
+    "HINDSIGHT_EMBED_INPUT_TYPE",
+    "HINDSIGHT_DEDUP_THRESHOLD",
+    "HINDSIGHT_CONFLICT_THRESHOLD",
+)
 
 
 def server_env(settings: Settings, environ: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
@@ -40,8 +48,9 @@ def server_env(settings: Settings, environ: dict[str, str] | None = None) -> tup
     return env, secrets
 
 
-def config_for(client: str, command: str, settings: Settings,
-               environ: dict[str, str] | None = None) -> tuple[dict[str, Any], list[str]]:
+def config_for(
+    client: str, command: str, settings: Settings, environ: dict[str, str] | None = None
+) -> tuple[dict[str, Any], list[str]]:
     """(the config JSON for `client`, notes for the user on stderr)."""
     env, secrets = server_env(settings, environ)
     server: dict[str, Any] = {"command": command, "args": [], "env": env}
@@ -52,23 +61,30 @@ def config_for(client: str, command: str, settings: Settings,
         inputs = []
         for name in secrets:
             ident = name.lower().replace("_", "-")
-            inputs.append({"type": "promptString", "id": ident, "description": f"{name}: {SECRETS[name]}",
-                           "password": True})
+            inputs.append(
+                {"type": "promptString", "id": ident, "description": f"{name}: {SECRETS[name]}", "password": True}
+            )
             env[name] = f"${{input:{ident}}}"
         config: dict[str, Any] = {"servers": {"hindsight": {"type": "stdio", **server}}}
         if inputs:
             config = {"inputs": inputs, **config}
-            notes.append(f"VS Code will ask for {', '.join(secrets)} when it starts the server "
-                         "and keep the answer in its secret storage")
+            notes.append(
+                f"VS Code will ask for {', '.join(secrets)} when it starts the server "
+                "and keep the answer in its secret storage"
+            )
         return config, notes
     if client == "claude-code":
         for name in secrets:
             env[name] = f"${{{name}}}"  # expanded by Claude Code from its environment
         if secrets:
-            notes.append(f"{', '.join(secrets)} is read from the environment Claude Code runs in "
-                         f"(${{NAME}} in .mcp.json): export it there")
+            notes.append(
+                f"{', '.join(secrets)} is read from the environment Claude Code runs in "
+                f"(${{NAME}} in .mcp.json): export it there"
+            )
         return {"mcpServers": {"hindsight": {"type": "stdio", **server}}}, notes
     for name in secrets:  # claude-desktop, cursor: literal values only
-        notes.append(f"{name} is set here but not written into the config ({SECRETS[name]}): add "
-                     f'"{name}": "<its value>" to the env block yourself')
+        notes.append(
+            f"{name} is set here but not written into the config ({SECRETS[name]}): add "
+            f'"{name}": "<its value>" to the env block yourself'
+        )
     return {"mcpServers": {"hindsight": server}}, notes

@@ -19,18 +19,19 @@ import time
 import uuid
 from typing import Any
 
-from ..data import bootstrap, migrate
 from .. import logs
-from . import render
 from ..config import Settings
+from ..data import bootstrap, migrate
 from ..data.db import redact
 from ..errors import HindsightError, InvalidInput, NotFound
-from ..services import Services, opened
 from ..rules.validate import MEMORY_TYPES
+from ..services import Services, opened
+from . import render
 
 
 def version() -> str:
-    from importlib.metadata import PackageNotFoundError, version as installed
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
 
     try:
         return installed("hindsight")
@@ -48,6 +49,7 @@ def _json(value: Any) -> None:
 
 # ---- commands without the database ---------------------------------------------------------
 
+
 def cmd_keygen(args, settings: Settings) -> int:
     from cryptography.fernet import Fernet
 
@@ -57,8 +59,8 @@ def cmd_keygen(args, settings: Settings) -> int:
 
 def cmd_doctor(args, settings: Settings) -> int:
     from ..data.db import ensure_pgvector
-    from .doctor import stdout_check
     from ..embedders.base import create, describe
+    from .doctor import stdout_check
 
     url = bootstrap.resolve_url(settings)
     print(f"database: {redact(url)}{' (embedded)' if not settings.database_url else ''}")
@@ -101,16 +103,24 @@ def cmd_ui(args, settings: Settings) -> int:
 
 # ---- commands on the database --------------------------------------------------------------
 
+
 async def cmd_migrate(args, s: Services) -> int:
     print(f"database at revision {migrate.head()} ({redact(s.url)})", file=sys.stderr)
     return 0
 
 
 async def cmd_store(args, s: Services) -> int:
-    result = await s.memories.store(s.agent(args.agent), args.content, memory_type=args.type,
-                                    importance=args.importance, metadata=args.metadata,
-                                    tags=args.tag or None, session_id=args.session, slot=args.slot,
-                                    call="cli store")
+    result = await s.memories.store(
+        s.agent(args.agent),
+        args.content,
+        memory_type=args.type,
+        importance=args.importance,
+        metadata=args.metadata,
+        tags=args.tag or None,
+        session_id=args.session,
+        slot=args.slot,
+        call="cli store",
+    )
     result.pop("memory")
     print(json.dumps(result, ensure_ascii=False) if args.json else result["id"])
     if result["status"] != "created" and not args.json:
@@ -126,8 +136,9 @@ async def cmd_recall(args, s: Services) -> int:
     if args.batch:
         for item in _batch_queries(args.batch, args.top_k):
             found = await s.recall.retrieve(agent, item["query"], top_k=item["k"], as_of=item["as_of"])
-            results = [{key: m[key] for key in ("id", "content", "score", "created_at", "metadata")}
-                       for m in found["memories"]]
+            results = [
+                {key: m[key] for key in ("id", "content", "score", "created_at", "metadata")} for m in found["memories"]
+            ]
             print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
         return 0
     result = await s.recall.retrieve(agent, args.query, top_k=args.top_k)
@@ -152,15 +163,29 @@ def _batch_queries(path: str, default_k: int) -> list[dict[str, Any]]:
                 raise InvalidInput(f"{path} line {n}", f"is not valid JSON ({exc.msg})") from None
             if not isinstance(obj, dict) or "query" not in obj:
                 raise InvalidInput(f"{path} line {n}", 'must be an object with "query" (and "qid", "k", "as_of")')
-            out.append({"qid": obj.get("qid", n), "query": obj["query"], "k": obj.get("k", default_k),
-                        "as_of": obj.get("as_of")})
+            out.append(
+                {
+                    "qid": obj.get("qid", n),
+                    "query": obj["query"],
+                    "k": obj.get("k", default_k),
+                    "as_of": obj.get("as_of"),
+                }
+            )
     return out
 
 
 async def cmd_list(args, s: Services) -> int:
-    listed = await s.memories.list(s.agent(args.agent), memory_type=args.type, session_id=args.session,
-                                   tags=args.tag or None, metadata=args.metadata, include_shared=args.shared,
-                                   include_invalidated=args.all, limit=args.limit, offset=args.offset)
+    listed = await s.memories.list(
+        s.agent(args.agent),
+        memory_type=args.type,
+        session_id=args.session,
+        tags=args.tag or None,
+        metadata=args.metadata,
+        include_shared=args.shared,
+        include_invalidated=args.all,
+        limit=args.limit,
+        offset=args.offset,
+    )
     if args.json:
         _json(listed)
         return 0
@@ -169,8 +194,10 @@ async def cmd_list(args, s: Services) -> int:
     if shown == args.limit:
         print(f"({shown} shown; --offset {args.offset + shown} for more)", file=sys.stderr)
     elif shown == 0:
-        print("(no memories" + ("" if args.all else "; --all includes invalidated and expired ones") + ")",
-              file=sys.stderr)
+        print(
+            "(no memories" + ("" if args.all else "; --all includes invalidated and expired ones") + ")",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -182,14 +209,19 @@ async def _resolve(s: Services, agent: str, given: str) -> uuid.UUID:
         pass
     prefix = given.lower()
     if not re.fullmatch(r"[0-9a-f][0-9a-f-]{3,34}", prefix):
-        raise InvalidInput("memory_id", f"{given!r} is not a memory id or the start of one (at least 4 "
-                                        "hexadecimal characters, as `hindsight list` shows)")
+        raise InvalidInput(
+            "memory_id",
+            f"{given!r} is not a memory id or the start of one (at least 4 "
+            "hexadecimal characters, as `hindsight list` shows)",
+        )
     found = [r["id"] for r in await s.db.fetch("resolve_id_prefix", agent, prefix)]
     if not found:
         raise NotFound("memory_id", f"starting with {given!r}", agent)
     if len(found) > 1:
-        raise InvalidInput("memory_id", f"{given!r} is the start of several memories "
-                                        f"({', '.join(str(f) for f in found)}); give more characters")
+        raise InvalidInput(
+            "memory_id",
+            f"{given!r} is the start of several memories ({', '.join(str(f) for f in found)}); give more characters",
+        )
     return found[0]
 
 
@@ -234,8 +266,14 @@ async def cmd_invalidate(args, s: Services) -> int:
     mid = await _resolve(s, agent, args.memory_id)
     replacement = await _resolve(s, agent, args.replaced_by) if args.replaced_by else None
     m = await s.memories.invalidate(agent, mid, args.reason, replacement, call="cli invalidate")
-    _json({"invalidated": m["id"], "at": m["invalidated_at"], "reason": m["invalidation_reason"],
-           "replaced_by": m["invalidated_by"]})
+    _json(
+        {
+            "invalidated": m["id"],
+            "at": m["invalidated_at"],
+            "reason": m["invalidation_reason"],
+            "replaced_by": m["invalidated_by"],
+        }
+    )
     return 0
 
 
@@ -274,7 +312,8 @@ async def cmd_scheduler(args, s: Services) -> int:
 
 
 async def cmd_stats(args, s: Services) -> int:
-    from .stats import collect, render as show
+    from .stats import collect
+    from .stats import render as show
 
     data = await collect(s.db, args.agent, _now(None))
     if args.json:
@@ -291,14 +330,20 @@ async def cmd_reembed(args, s: Services) -> int:
     name, dimension = embed.describe(s.settings)
     bar, task = _progress(0, f"re-embedding with {name}")
     with bar:
+
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
-        result = await reembed(s.db, s.bulk_embedder, name, dimension, batch_size=args.batch_size,
-                               limit=args.limit, progress=progress)
+
+        result = await reembed(
+            s.db, s.bulk_embedder, name, dimension, batch_size=args.batch_size, limit=args.limit, progress=progress
+        )
     _json(result)
     if result["status"] == "paused":
-        print(f"hindsight reembed: paused after {result['embedded']} memories, {result['remaining']} to go; "
-              "run it again to continue", file=sys.stderr)
+        print(
+            f"hindsight reembed: paused after {result['embedded']} memories, {result['remaining']} to go; "
+            "run it again to continue",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -316,8 +361,14 @@ def _progress(total: int, what: str):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                   console=Console(stderr=True), transient=False)
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
     return bar, bar.add_task(what, total=total)
 
 
@@ -339,19 +390,30 @@ async def cmd_import(args, s: Services) -> int:
     started = time.perf_counter()
     bar, task = _progress(len(records), "importing")
     with bar:
-        counts = await import_records(s.db, embedder, agent, records, batch_size=args.batch_size,
-                                      progress=lambda n: bar.advance(task, n), sealer=s.write_policy.sealer,
-                                      on_conflict=args.on_conflict)
+        counts = await import_records(
+            s.db,
+            embedder,
+            agent,
+            records,
+            batch_size=args.batch_size,
+            progress=lambda n: bar.advance(task, n),
+            sealer=s.write_policy.sealer,
+            on_conflict=args.on_conflict,
+        )
     elapsed = time.perf_counter() - started
     done, trails = counts["imported"], counts["trails"]
     history = f" and the history of {trails} deleted {'memory' if trails == 1 else 'memories'}" if trails else ""
-    print(f"imported {done} memories{history} for agent {agent!r} in {elapsed:.1f} s "
-          f"({done / max(elapsed, 1e-9):.1f} memories/s); skipped {counts['skipped']} lines already present, "
-          f"replaced {counts['replaced']}", file=sys.stderr)
+    print(
+        f"imported {done} memories{history} for agent {agent!r} in {elapsed:.1f} s "
+        f"({done / max(elapsed, 1e-9):.1f} memories/s); skipped {counts['skipped']} lines already present, "
+        f"replaced {counts['replaced']}",
+        file=sys.stderr,
+    )
     return 0
 
 
 # ---- the parser ------------------------------------------------------------------------------
+
 
 def json_object(text: str) -> dict[str, Any]:
     try:
@@ -359,7 +421,7 @@ def json_object(text: str) -> dict[str, Any]:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
     if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("must be a JSON object, e.g. '{\"task_type\": \"deploy\"}'")
+        raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"task_type": "deploy"}\'')
     return value
 
 
@@ -384,20 +446,30 @@ def parser() -> argparse.ArgumentParser:
 
     s = command("store", cmd_store, "store one memory", [agent, as_json])
     s.add_argument("content")
-    s.add_argument("--type", default="episodic", choices=MEMORY_TYPES,
-                   help="semantic: facts and preferences; procedural: how-to, fixes; episodic: events "
-                        "(the default); working: scratch state")
+    s.add_argument(
+        "--type",
+        default="episodic",
+        choices=MEMORY_TYPES,
+        help="semantic: facts and preferences; procedural: how-to, fixes; episodic: events "
+        "(the default); working: scratch state",
+    )
     s.add_argument("--importance", type=int, default=3, help="1-5 (default 3)")
-    s.add_argument("--slot", help="the fact this memory is the current value of, e.g. preference:editor "
-                                   "(supersedes the slot's previous memory)")
+    s.add_argument(
+        "--slot",
+        help="the fact this memory is the current value of, e.g. preference:editor "
+        "(supersedes the slot's previous memory)",
+    )
     s.add_argument("--metadata", type=json_object, help="a JSON object")
     s.add_argument("--tag", action="append", help="a tag (repeatable)")
     s.add_argument("--session", help="session id")
 
     s = command("recall", cmd_recall, "recall memories relevant to a query", [agent, as_json])
     s.add_argument("--query", help="what to recall")
-    s.add_argument("--batch", metavar="QUERIES.jsonl",
-                   help='one query a line: {"qid", "query", "k"?, "as_of"?}; prints one JSON line each')
+    s.add_argument(
+        "--batch",
+        metavar="QUERIES.jsonl",
+        help='one query a line: {"qid", "query", "k"?, "as_of"?}; prints one JSON line each',
+    )
     s.add_argument("--top-k", type=int, default=5)
 
     s = command("list", cmd_list, "browse memories, newest first", [agent, as_json])
@@ -413,25 +485,27 @@ def parser() -> argparse.ArgumentParser:
     s = command("show", cmd_show, "one memory: every field and its history", [one, as_json])
     s.add_argument("--reveal", action="store_true", help="decrypt sealed secrets (needs HINDSIGHT_ENCRYPTION_KEY)")
 
-    command("forget", cmd_forget, "delete one memory for good (its history keeps the trail, not the content)",
-            [one])
+    command("forget", cmd_forget, "delete one memory for good (its history keeps the trail, not the content)", [one])
 
     s = command("invalidate", cmd_invalidate, "mark one memory no longer true (kept as history)", [one])
     s.add_argument("--reason", required=True, help="why it is no longer true")
     s.add_argument("--replaced-by", metavar="ID", help="the memory that replaces it")
 
-    s = command("import", cmd_import, "bulk load memories from JSONL (a restore path: kept as given)",
-                [agent], load=load_import)
+    s = command(
+        "import", cmd_import, "bulk load memories from JSONL (a restore path: kept as given)", [agent], load=load_import
+    )
     s.add_argument("file", metavar="FILE.jsonl", help="a JSONL file, or - for standard input")
-    s.add_argument("--on-conflict", choices=("skip", "replace"), default="skip",
-                   help="a line the agent already has (same id): skip it (default) or replace it")
+    s.add_argument(
+        "--on-conflict",
+        choices=("skip", "replace"),
+        default="skip",
+        help="a line the agent already has (same id): skip it (default) or replace it",
+    )
     s.add_argument("--batch-size", type=int, default=64, help="memories embedded and written together")
 
-    command("export", cmd_export, "JSONL of every memory, its state and history (import restores it exactly)",
-            [agent])
+    command("export", cmd_export, "JSONL of every memory, its state and history (import restores it exactly)", [agent])
 
-    s = command("maintain", cmd_maintain, "run the maintenance job once (decay, archive, consolidation)",
-                [as_json])
+    s = command("maintain", cmd_maintain, "run the maintenance job once (decay, archive, consolidation)", [as_json])
     s.add_argument("--now", help="act as if it were this ISO 8601 time")
     s.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
 
@@ -441,13 +515,18 @@ def parser() -> argparse.ArgumentParser:
     s = command("stats", cmd_stats, "counts by agent, type and state; decay histogram; last runs", [as_json])
     s.add_argument("--agent", help="only this agent")
 
-    s = command("reembed", cmd_reembed, "re-embed every memory with the configured embedder (resumable)",
-                check_embedder=False)  # the point is to change embedders
+    s = command(
+        "reembed", cmd_reembed, "re-embed every memory with the configured embedder (resumable)", check_embedder=False
+    )  # the point is to change embedders
     s.add_argument("--batch-size", type=int, default=64)
     s.add_argument("--limit", type=int, help="stop after this many memories (run again to continue)")
 
-    s = command("ui", cmd_ui, "a local web page (127.0.0.1, token in the printed URL) to see, search, "
-                               "explain and correct memories", [agent])
+    s = command(
+        "ui",
+        cmd_ui,
+        "a local web page (127.0.0.1, token in the printed URL) to see, search, explain and correct memories",
+        [agent],
+    )
     s.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: a free one)")
     s.add_argument("--no-browser", action="store_true", help="only print the URL, do not open a browser")
 

@@ -57,8 +57,14 @@ def recall_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
 
 def _field(name: str, value: Any, cols: int) -> list[str]:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return textwrap.wrap(text, cols, initial_indent=f"{name:<12}", subsequent_indent=" " * 12,
-                         break_long_words=True, break_on_hyphens=False) or [name]
+    return textwrap.wrap(
+        text,
+        cols,
+        initial_indent=f"{name:<12}",
+        subsequent_indent=" " * 12,
+        break_long_words=True,
+        break_on_hyphens=False,
+    ) or [name]
 
 
 def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) -> list[str]:
@@ -87,8 +93,9 @@ def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) ->
         by = f", by {by}" if by and by not in (m.get("invalidation_reason") or "") else ""
         out += _field("invalidated", f"{_when(m['invalidated_at'])}: {m.get('invalidation_reason')}{by}", cols)
     if m.get("archived_at"):
-        out += _field("archived", f"{_when(m['archived_at'])} ({m.get('archive_reason')}); "
-                                  "hindsight restore brings it back", cols)
+        out += _field(
+            "archived", f"{_when(m['archived_at'])} ({m.get('archive_reason')}); hindsight restore brings it back", cols
+        )
     if m.get("sealed"):
         out += _field("sealed", "the original is encrypted; --reveal shows it (needs the key)", cols)
     out += ["", "content"]

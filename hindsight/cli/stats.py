@@ -12,17 +12,28 @@ from ..upkeep.maintenance import MIN_RECALL_DECAY
 async def collect(db: Database, agent_id: str | None, now: datetime) -> dict[str, Any]:
     states = [dict(r) for r in await db.fetch("stats_by_state", now, MIN_RECALL_DECAY, agent_id)]
     archived = [dict(r) for r in await db.fetch("stats_archived", agent_id)]
-    histogram = {f"{r['bucket'] / 10:.1f}-{(r['bucket'] + 1) / 10:.1f}": r["n"]
-                 for r in await db.fetch("stats_decay_histogram", agent_id)}
+    histogram = {
+        f"{r['bucket'] / 10:.1f}-{(r['bucket'] + 1) / 10:.1f}": r["n"]
+        for r in await db.fetch("stats_decay_histogram", agent_id)
+    }
     runs = [dict(r) for r in await db.fetch("recent_runs", 5)]
     return {"by_state": states, "archived": archived, "decay_histogram": histogram, "runs": runs}
 
 
-STATE_COLUMNS = [("agent", "agent_id"), ("type", "memory_type"), ("current", "current"),
-                 ("invalid", "invalidated"), ("expired", "expired"), ("consol", "consolidated"),
-                 ("faded", "faded"), ("review", "needs_review")]
-LEGEND = (f"invalid: invalidated or superseded; consol: folded into a consolidated memory; "
-          f"faded: decay_score below {MIN_RECALL_DECAY} (default recall skips it); review: flagged needs_review")
+STATE_COLUMNS = [
+    ("agent", "agent_id"),
+    ("type", "memory_type"),
+    ("current", "current"),
+    ("invalid", "invalidated"),
+    ("expired", "expired"),
+    ("consol", "consolidated"),
+    ("faded", "faded"),
+    ("review", "needs_review"),
+]
+LEGEND = (
+    f"invalid: invalidated or superseded; consol: folded into a consolidated memory; "
+    f"faded: decay_score below {MIN_RECALL_DECAY} (default recall skips it); review: flagged needs_review"
+)
 
 
 def render(data: dict[str, Any], width: int = 80, file=None) -> None:
@@ -43,15 +54,40 @@ def render(data: dict[str, Any], width: int = 80, file=None) -> None:
         console.print(t)
 
     numbers = {h for h, _ in STATE_COLUMNS[2:]}
-    table("memories by agent, type and state", [h for h, _ in STATE_COLUMNS],
-          [[str(row[key]) for _, key in STATE_COLUMNS] for row in data["by_state"]], numbers)
+    table(
+        "memories by agent, type and state",
+        [h for h, _ in STATE_COLUMNS],
+        [[str(row[key]) for _, key in STATE_COLUMNS] for row in data["by_state"]],
+        numbers,
+    )
     console.print(LEGEND)
     if data["archived"]:
-        table("archived", ["agent", "reason", "memories"],
-              [[r["agent_id"], r["archive_reason"], str(r["n"])] for r in data["archived"]], {"memories"})
-    table(f"decay_score of current memories (recall skips < {MIN_RECALL_DECAY})", ["decay", "memories"],
-          [[bucket, str(n)] for bucket, n in data["decay_histogram"].items()], {"memories"})
-    table("last maintenance runs", ["run", "started", "as of", "status", "dry", "trigger", "s"],
-          [[str(r["id"]), f"{r['started_at']:%Y-%m-%d %H:%M}", f"{r['as_of']:%Y-%m-%d %H:%M}", r["status"],
-            "yes" if r["dry_run"] else "no", r["trigger"], str((r["report"] or {}).get("seconds", ""))]
-           for r in data["runs"]], {"run", "s"})
+        table(
+            "archived",
+            ["agent", "reason", "memories"],
+            [[r["agent_id"], r["archive_reason"], str(r["n"])] for r in data["archived"]],
+            {"memories"},
+        )
+    table(
+        f"decay_score of current memories (recall skips < {MIN_RECALL_DECAY})",
+        ["decay", "memories"],
+        [[bucket, str(n)] for bucket, n in data["decay_histogram"].items()],
+        {"memories"},
+    )
+    table(
+        "last maintenance runs",
+        ["run", "started", "as of", "status", "dry", "trigger", "s"],
+        [
+            [
+                str(r["id"]),
+                f"{r['started_at']:%Y-%m-%d %H:%M}",
+                f"{r['as_of']:%Y-%m-%d %H:%M}",
+                r["status"],
+                "yes" if r["dry_run"] else "no",
+                r["trigger"],
+                str((r["report"] or {}).get("seconds", "")),
+            ]
+            for r in data["runs"]
+        ],
+        {"run", "s"},
+    )

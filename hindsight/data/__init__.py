@@ -1,3 +1,3 @@
-"""PostgreSQL: the one pool and its error boundary, SQL by name, migrations, getting a database ready, the embedded server.
-May import embedders' interface, rules and errors; knows no faces and no services.
+"""PostgreSQL: the one pool and its error boundary, SQL by name, migrations, readiness, the embedded server.
+Imports the embedders' interface, rules and errors; knows no faces and no services.
 """

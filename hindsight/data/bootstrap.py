@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from ..embedders import base as embed
-from . import pg_embedded as embedded, migrate, queries
 from ..config import Settings
-from .db import connect_once, ensure_pgvector, translated
+from ..embedders import base as embed
 from ..errors import ConfigError, EmbedderMismatch
+from . import migrate, queries
+from . import pg_embedded as embedded
+from .db import connect_once, ensure_pgvector, translated
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +49,10 @@ async def _check_agent_role(url: str, agent_id: str) -> None:
     finally:
         await conn.close()
     if row["scoped"] and agent_id not in row["agents"]:
-        raise ConfigError(f"the database role {row['role']!r} may act only for agents {row['agents']} "
-                          f"(hindsight_agent_roles), not for HINDSIGHT_AGENT_ID={agent_id!r}")
+        raise ConfigError(
+            f"the database role {row['role']!r} may act only for agents {row['agents']} "
+            f"(hindsight_agent_roles), not for HINDSIGHT_AGENT_ID={agent_id!r}"
+        )
 
 
 async def _check_embedder(url: str, name: str, dimension: int) -> None:

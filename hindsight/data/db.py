@@ -14,8 +14,8 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 import asyncpg
 from pgvector.asyncpg import register_vector
 
-from . import queries
 from ..errors import DatabaseError, DatabaseUnavailable
+from . import queries
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,14 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
 
 
 # The server or the connection went away (restart, crash, network): worth healing and retrying.
-UNAVAILABLE = (OSError, TimeoutError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError,
-               asyncpg.exceptions.OperatorInterventionError, asyncpg.exceptions.InternalClientError)
+UNAVAILABLE = (
+    OSError,
+    TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InternalClientError,
+)
 
 
 @contextlib.asynccontextmanager
@@ -62,8 +68,9 @@ async def translated(what: str) -> AsyncIterator[None]:
         raise DatabaseUnavailable("the database is unreachable; try again in a few seconds") from exc
     except asyncpg.InsufficientPrivilegeError as exc:
         log.warning("%s refused by the database: %s", what, exc)
-        raise DatabaseError("the database refused this (the database role may not act for this agent; "
-                            "see docs/sql.md on agent roles)") from exc
+        raise DatabaseError(
+            "the database refused this (the database role may not act for this agent; see docs/sql.md on agent roles)"
+        ) from exc
     except asyncpg.PostgresError as exc:
         ref = uuid.uuid4().hex[:8]
         log.error("%s failed (ref %s): %s: %s", what, ref, exc.__class__.__name__, exc)
@@ -107,8 +114,10 @@ async def ensure_pgvector(url: str) -> str:
             installed = await conn.fetchval(queries.get("pgvector_version"))
         parts = tuple(int(p) for p in re.findall(r"\d+", installed)[:2])
         if parts < MIN_PGVECTOR:
-            raise DatabaseError(f"pgvector {installed} in {redact(url)} is too old; hindsight needs >= 0.5 "
-                                "(ALTER EXTENSION vector UPDATE)")
+            raise DatabaseError(
+                f"pgvector {installed} in {redact(url)} is too old; hindsight needs >= 0.5 "
+                "(ALTER EXTENSION vector UPDATE)"
+            )
         return installed
     finally:
         await conn.close()
@@ -134,8 +143,12 @@ class Database:
     async def open(cls, url: str, *, min_size: int = 1, max_size: int = 4, heal: Heal | None = None) -> "Database":
         try:
             pool = await asyncpg.create_pool(
-                url, min_size=min_size, max_size=max_size, init=_init_connection,
-                server_settings=SERVER_SETTINGS, command_timeout=60,
+                url,
+                min_size=min_size,
+                max_size=max_size,
+                init=_init_connection,
+                server_settings=SERVER_SETTINGS,
+                command_timeout=60,
             )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
             raise DatabaseError(f"cannot connect to {redact(url)}: {exc}") from exc
@@ -186,8 +199,7 @@ class Database:
             return await conn.fetchval(queries.get(name), *args)
 
     @contextlib.asynccontextmanager
-    async def transaction(self, what: str, call: str | None = None,
-                          reason: str | None = None) -> AsyncIterator["Tx"]:
+    async def transaction(self, what: str, call: str | None = None, reason: str | None = None) -> AsyncIterator["Tx"]:
         """One connection, one transaction; `call` and `reason` name it in memory_history."""
         async with self.connection(what) as conn, conn.transaction():
             if call is not None:

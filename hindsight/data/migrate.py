@@ -11,9 +11,9 @@ import asyncpg
 
 import hindsight
 
+from ..errors import DatabaseError
 from . import queries
 from .db import SCHEMA_LOCK, SERVER_SETTINGS
-from ..errors import DatabaseError
 
 
 def alembic_dir() -> Path:
@@ -63,6 +63,7 @@ async def current(url: str) -> str | None:
 
 # ---- used by alembic/env.py and the revisions -------------------------------------------
 
+
 def run_env(context) -> None:
     """The body of alembic/env.py: online migrations over asyncpg."""
     from sqlalchemy.ext.asyncio import create_async_engine
@@ -70,8 +71,8 @@ def run_env(context) -> None:
 
     url = context.config.attributes.get("database_url")
     if not url:
-        from .bootstrap import resolve_url
         from ..config import Settings
+        from .bootstrap import resolve_url
 
         url = resolve_url(Settings.from_env())
 
@@ -83,7 +84,8 @@ def run_env(context) -> None:
 
     async def main() -> None:
         engine = create_async_engine(
-            "postgresql+asyncpg://", poolclass=NullPool,
+            "postgresql+asyncpg://",
+            poolclass=NullPool,
             async_creator=lambda: asyncpg.connect(url, server_settings=SERVER_SETTINGS),
         )
         try:
@@ -97,8 +99,9 @@ def run_env(context) -> None:
 
 def execute_sql_file(filename: str) -> None:
     """Run one sql/migrations file on the migration's connection (multi-statement)."""
-    from alembic import op
     from sqlalchemy.util import await_only
+
+    from alembic import op
 
     raw = op.get_bind().connection.driver_connection  # the asyncpg connection
     await_only(raw.execute(queries.migration_sql(filename)))

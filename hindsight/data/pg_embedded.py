@@ -46,7 +46,7 @@ from ..errors import DatabaseError
 
 log = logging.getLogger(__name__)
 _held: set[Path] = set()  # data directories this process holds
-SOCKET_LIMIT = 100        # bytes of a unix socket path (107 on Linux, keep a margin)
+SOCKET_LIMIT = 100  # bytes of a unix socket path (107 on Linux, keep a margin)
 PORT = 5432
 START_SECONDS = 60
 SERVER_USER = "pgserver"  # who runs PostgreSQL when we are root
@@ -144,8 +144,10 @@ def socket_dir(pgdata: Path, owner: str | None) -> Path:
             os.chown(path, uid, -1)
     st = os.lstat(path)
     if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid or stat.S_IMODE(st.st_mode) != 0o700:
-        raise DatabaseError(f"{path} (the embedded database's socket directory) exists but is not a private "
-                            "directory of ours (owner and mode 0700); remove it, or choose a shorter HINDSIGHT_HOME")
+        raise DatabaseError(
+            f"{path} (the embedded database's socket directory) exists but is not a private "
+            "directory of ours (owner and mode 0700); remove it, or choose a shorter HINDSIGHT_HOME"
+        )
     return path
 
 
@@ -155,9 +157,9 @@ def _write_access_rules(pgdata: Path, owner: str | None) -> bool:
     users = {pwd.getpwuid(os.geteuid()).pw_name} | ({owner} if owner else set())
     files = {
         "pg_hba.conf": "# written by hindsight: the database's owners only, over the unix socket, by peer identity\n"
-                       "local all all peer map=hindsight\n",
+        "local all all peer map=hindsight\n",
         "pg_ident.conf": "# written by hindsight: OS users that may connect as postgres\n"
-                         + "".join(f"hindsight {u} postgres\n" for u in sorted(users)),
+        + "".join(f"hindsight {u} postgres\n" for u in sorted(users)),
     }
     changed = False
     for name, text in files.items():
@@ -185,8 +187,14 @@ def _run(tool: str, args: list[str], pgdata: Path, owner: str | None) -> None:
     pipe: pg_ctl's server inherits its descriptors and a pipe would never reach EOF."""
     with tempfile.TemporaryFile() as out:
         program = _pgserver()._commands.POSTGRES_BIN_PATH / tool
-        done = subprocess.run([str(program), "-D", str(pgdata), *args], stdin=subprocess.DEVNULL, stdout=out,
-                              stderr=subprocess.STDOUT, timeout=START_SECONDS + 30, **_as_user(owner))
+        done = subprocess.run(
+            [str(program), "-D", str(pgdata), *args],
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=START_SECONDS + 30,
+            **_as_user(owner),
+        )
         if done.returncode:
             out.seek(0)
             said = out.read().decode("utf-8", "replace").strip().splitlines()
@@ -210,8 +218,7 @@ def _initdb(pgdata: Path, owner: str | None) -> None:
         _pgserver().utils.ensure_prefix_permissions(pgdata)
         os.chown(pgdata, pwd.getpwnam(owner).pw_uid, pwd.getpwnam(owner).pw_gid)
     if not (pgdata / "PG_VERSION").exists():
-        _run("initdb", ["--auth-local=peer", "--auth-host=reject", "--encoding=utf8", "-U", "postgres"],
-             pgdata, owner)
+        _run("initdb", ["--auth-local=peer", "--auth-host=reject", "--encoding=utf8", "-U", "postgres"], pgdata, owner)
 
 
 def _start(pgdata: Path, owner: str | None) -> None:
@@ -224,13 +231,18 @@ def _start(pgdata: Path, owner: str | None) -> None:
     deadline = time.monotonic() + START_SECONDS
     while True:
         try:
-            _run("pg_ctl", ["-w", "-t", str(START_SECONDS), "-o", options, "-l", str(pgdata / "log"), "start"],
-                 pgdata, owner)
+            _run(
+                "pg_ctl",
+                ["-w", "-t", str(START_SECONDS), "-o", options, "-l", str(pgdata / "log"), "start"],
+                pgdata,
+                owner,
+            )
             return
         except subprocess.CalledProcessError as exc:
             if time.monotonic() > deadline:
-                raise DatabaseError(f"could not start the embedded PostgreSQL in {pgdata}: {exc.output}; "
-                                    f"its log is {pgdata / 'log'}") from exc
+                raise DatabaseError(
+                    f"could not start the embedded PostgreSQL in {pgdata}: {exc.output}; its log is {pgdata / 'log'}"
+                ) from exc
             log.info("embedded postgres: not started yet (%s); retrying", exc.output)
             time.sleep(0.5)
 
@@ -296,8 +308,10 @@ def start(home: Path) -> str:
     except DatabaseError:
         raise
     except Exception as exc:
-        raise DatabaseError(f"could not start the embedded PostgreSQL in {pgdata}: {exc}. Its log is "
-                            f"{pgdata / 'log'}; or set HINDSIGHT_DATABASE_URL to use another server") from exc
+        raise DatabaseError(
+            f"could not start the embedded PostgreSQL in {pgdata}: {exc}. Its log is "
+            f"{pgdata / 'log'}; or set HINDSIGHT_DATABASE_URL to use another server"
+        ) from exc
     if pgdata not in _held:
         _held.add(pgdata)
         atexit.register(_leave, home)
@@ -317,10 +331,12 @@ def heal(home: Path) -> None:
 
 def healer(home: Path) -> Callable[[], Awaitable[None]]:
     """`heal` for the database layer: runs in a worker thread."""
+
     async def run() -> None:
         import anyio
 
         await anyio.to_thread.run_sync(heal, home)
+
     return run
 
 

@@ -22,8 +22,11 @@ def parse(text: str) -> dict[str, str]:
     parts = _HEADER.split(text)
     found: dict[str, str] = {}
     for name, body in zip(parts[1::2], parts[2::2]):
-        sql = "\n".join(line for line in body.strip().splitlines()
-                         if not line.lstrip().startswith("--") or line.lstrip().startswith("--@"))
+        sql = "\n".join(
+            line
+            for line in body.strip().splitlines()
+            if not line.lstrip().startswith("--") or line.lstrip().startswith("--@")
+        )
         if name in found:
             raise ValueError(f"query {name!r} is defined twice")
         found[name] = sql.strip().rstrip(";")

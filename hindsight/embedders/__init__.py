@@ -1,3 +1,3 @@
-"""Vectors: the embedder interface, the bundled e5-small, any OpenAI-compatible endpoint, bulk embedding.
-May import config and errors only.
+"""Vectors: the embedder interface, the bundled e5-small, OpenAI-compatible endpoints, bulk embedding.
+Imports config and errors only.
 """

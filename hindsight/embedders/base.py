@@ -28,8 +28,9 @@ class Embedder(Protocol):
 def _http(settings: Settings):
     from .openai import OpenAIEmbedder
 
-    return OpenAIEmbedder(settings.embed_url, settings.embed_model, settings.embed_api_key,
-                          input_type=settings.embed_input_type)
+    return OpenAIEmbedder(
+        settings.embed_url, settings.embed_model, settings.embed_api_key, input_type=settings.embed_input_type
+    )
 
 
 def create(settings: Settings, threads: int | None = None) -> Embedder:

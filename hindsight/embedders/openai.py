@@ -21,14 +21,23 @@ import numpy as np
 
 from ..errors import EmbedderError
 
-BACKOFF = (0.2, 0.5)        # seconds before the second and third attempt
+BACKOFF = (0.2, 0.5)  # seconds before the second and third attempt
 BATCH = 64
 TIMEOUT = httpx.Timeout(30.0, connect=5.0)
 
 
 class OpenAIEmbedder:
-    def __init__(self, url: str, model: str, api_key: str | None = None, *, input_type: bool = False,
-                 batch: int = BATCH, timeout: httpx.Timeout = TIMEOUT, backoff: Sequence[float] = BACKOFF):
+    def __init__(
+        self,
+        url: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        input_type: bool = False,
+        batch: int = BATCH,
+        timeout: httpx.Timeout = TIMEOUT,
+        backoff: Sequence[float] = BACKOFF,
+    ):
         self.url = url.rstrip("/") + "/embeddings"
         self.model = model
         self.name = f"openai:{model}"
@@ -43,7 +52,7 @@ class OpenAIEmbedder:
         return self._embed([text], "query")[0]
 
     def passages(self, texts: Sequence[str]) -> np.ndarray:
-        parts = [self._embed(list(texts[i:i + self.batch]), "passage") for i in range(0, len(texts), self.batch)]
+        parts = [self._embed(list(texts[i : i + self.batch]), "passage") for i in range(0, len(texts), self.batch)]
         return np.vstack(parts) if parts else np.zeros((0, self.dimension), dtype=np.float32)
 
     def _embed(self, texts: list[str], kind: str) -> np.ndarray:
@@ -82,11 +91,14 @@ class OpenAIEmbedder:
                 problem = f"HTTP {response.status_code}: {_detail(response)}"
                 continue
             if response.status_code in (401, 403):
-                raise EmbedderError(f"{self.url} refused the request (HTTP {response.status_code}); "
-                                    "check HINDSIGHT_EMBED_API_KEY")
+                raise EmbedderError(
+                    f"{self.url} refused the request (HTTP {response.status_code}); check HINDSIGHT_EMBED_API_KEY"
+                )
             if response.status_code >= 400:
-                raise EmbedderError(f"{self.url} answered HTTP {response.status_code}: {_detail(response)} "
-                                    f"(model {self.model!r}; HINDSIGHT_EMBED_URL should end in /v1)")
+                raise EmbedderError(
+                    f"{self.url} answered HTTP {response.status_code}: {_detail(response)} "
+                    f"(model {self.model!r}; HINDSIGHT_EMBED_URL should end in /v1)"
+                )
             try:
                 return response.json()
             except ValueError:

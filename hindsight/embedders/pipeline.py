@@ -20,10 +20,11 @@ def _start(embedder: Embedder, batch: Sequence[dict[str, Any]]) -> asyncio.Task:
     return asyncio.ensure_future(anyio.to_thread.run_sync(embedder.passages, texts))
 
 
-async def embedded_batches(embedder: Embedder, records: Sequence[dict[str, Any]],
-                           batch_size: int) -> AsyncIterator[tuple[Sequence[dict[str, Any]], Any]]:
+async def embedded_batches(
+    embedder: Embedder, records: Sequence[dict[str, Any]], batch_size: int
+) -> AsyncIterator[tuple[Sequence[dict[str, Any]], Any]]:
     """Yield (batch, vectors) for consecutive batches of `records` (by their "content")."""
-    batches = [records[i:i + batch_size] for i in range(0, len(records), batch_size)]
+    batches = [records[i : i + batch_size] for i in range(0, len(records), batch_size)]
     if not batches:
         return
     task = _start(embedder, batches[0])

@@ -9,22 +9,23 @@ import logging
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from ..rules import scoring, timeparse, validate as v
 from ..data.db import Database
 from ..embedders.base import AsyncEmbedder
 from ..errors import InvalidInput
-from ..store.memories import row_to_dict
+from ..rules import scoring, timeparse
+from ..rules import validate as v
 from ..rules.text import cjk_share, estimate_tokens, keyword_text
+from ..store.memories import row_to_dict
 
-CANDIDATES = 50            # per channel
-POSTINGS_PER_TERM = 1000   # BM25 reads at most this many postings of each query term
+CANDIDATES = 50  # per channel
+POSTINGS_PER_TERM = 1000  # BM25 reads at most this many postings of each query term
 DEFAULT_MIN_DECAY = scoring.RECALL_CUT
 DEFAULT_MAX_TOKENS = 1000
-DECAY_CLOCK_SECONDS = 60   # how long the time of the last decay run is cached
+DECAY_CLOCK_SECONDS = 60  # how long the time of the last decay run is cached
 FAILED_OUTCOMES = ("failure", "failed", "error")
 
 AccessHook = Callable[[str, list, datetime], None]
@@ -41,12 +42,13 @@ class Reranker(Protocol):
 @dataclass(frozen=True)
 class Request:
     """A checked retrieve_memory call."""
+
     agent_id: str
     query: str
     top_k: int
     as_of: datetime
-    as_of_given: bool          # asked about a chosen moment, not about now
-    filters: tuple             # $1-$9 of the recall statements
+    as_of_given: bool  # asked about a chosen moment, not about now
+    filters: tuple  # $1-$9 of the recall statements
     task_type: str | None
     session_id: str | None
     tools: tuple[str, ...]
@@ -56,10 +58,24 @@ class Request:
     max_tokens: int
 
 
-def check(agent_id: Any, query: Any, *, top_k: Any = 5, memory_type: Any = None, time_range: Any = None,
-          task_type: Any = None, session_id: Any = None, tools: Any = None, tags: Any = None,
-          metadata: Any = None, include_shared: Any = True, as_of: Any = None,
-          min_decay_score: Any = DEFAULT_MIN_DECAY, format: Any = "json", max_tokens: Any = None) -> Request:
+def check(
+    agent_id: Any,
+    query: Any,
+    *,
+    top_k: Any = 5,
+    memory_type: Any = None,
+    time_range: Any = None,
+    task_type: Any = None,
+    session_id: Any = None,
+    tools: Any = None,
+    tags: Any = None,
+    metadata: Any = None,
+    include_shared: Any = True,
+    as_of: Any = None,
+    min_decay_score: Any = DEFAULT_MIN_DECAY,
+    format: Any = "json",
+    max_tokens: Any = None,
+) -> Request:
     """Validate a retrieve_memory call; InvalidInput names the first bad field."""
     agent_id = v.agent_id(agent_id)
     query = v.text("query", query, max_bytes=v.MAX_QUERY_CHARS * 4)
@@ -77,16 +93,31 @@ def check(agent_id: Any, query: Any, *, top_k: Any = 5, memory_type: Any = None,
     as_of_given = as_of is not None
     as_of = v.timestamp("as_of", as_of) or datetime.now(timezone.utc)
     start, end = _time_range(time_range)
-    if not isinstance(min_decay_score, (int, float)) or isinstance(min_decay_score, bool) \
-            or not 0 <= min_decay_score <= 1:
+    if (
+        not isinstance(min_decay_score, (int, float))
+        or isinstance(min_decay_score, bool)
+        or not 0 <= min_decay_score <= 1
+    ):
         raise InvalidInput("min_decay_score", "must be a number from 0 to 1")
     if format not in ("json", "prompt"):
         raise InvalidInput("format", f"{format!r} is not allowed; use json or prompt")
     max_tokens = v.integer("max_tokens", DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens, 50, 100_000)
     filters = (agent_id, include_shared, as_of, memory_type, tags, metadata, start, end, float(min_decay_score))
-    return Request(agent_id, query, top_k, as_of, as_of_given, filters, task_type, session_id,
-                   tuple(dict.fromkeys(t.lower() for t in tools or [])), include_shared,
-                   float(min_decay_score), format, max_tokens)
+    return Request(
+        agent_id,
+        query,
+        top_k,
+        as_of,
+        as_of_given,
+        filters,
+        task_type,
+        session_id,
+        tuple(dict.fromkeys(t.lower() for t in tools or [])),
+        include_shared,
+        float(min_decay_score),
+        format,
+        max_tokens,
+    )
 
 
 def _time_range(value: Any) -> tuple[datetime | None, datetime | None]:
@@ -102,9 +133,15 @@ def _time_range(value: Any) -> tuple[datetime | None, datetime | None]:
 
 
 class Recall:
-    def __init__(self, db: Database, embedder: AsyncEmbedder, weights: scoring.Weights | None = None,
-                 on_access: AccessHook | None = None, reranker: Reranker | None = None,
-                 tz: tzinfo | None = None):
+    def __init__(
+        self,
+        db: Database,
+        embedder: AsyncEmbedder,
+        weights: scoring.Weights | None = None,
+        on_access: AccessHook | None = None,
+        reranker: Reranker | None = None,
+        tz: tzinfo | None = None,
+    ):
         self.db = db
         self.embedder = embedder
         self.weights = weights or scoring.Weights()
@@ -123,14 +160,18 @@ class Recall:
         ranked_at = time.perf_counter()
         keep = req.top_k * (RERANK_DEPTH if self.reranker is not None else 1)
         hits = self._rank(req, rows, found, window, use_decay)[:keep]
-        self.timings.update(rank=(time.perf_counter() - ranked_at) * 1000, candidates=len(rows),
-                            total=(time.perf_counter() - started) * 1000)
+        self.timings.update(
+            rank=(time.perf_counter() - ranked_at) * 1000,
+            candidates=len(rows),
+            total=(time.perf_counter() - started) * 1000,
+        )
         if self.reranker is not None:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
         if self.on_access and hits:
-            self.on_access(req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id],
-                           datetime.now(timezone.utc))
+            self.on_access(
+                req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id], datetime.now(timezone.utc)
+            )
         return _answer(req, hits, window)
 
     async def _decay_applies(self, as_of: datetime) -> bool:
@@ -143,8 +184,7 @@ class Recall:
             self._decay_clock = (time.monotonic(), computed)
         return computed is None or as_of >= computed - timedelta(days=1)
 
-    async def _candidates(self, req: Request, window: timeparse.Window | None,
-                          use_decay: bool) -> tuple[list, dict]:
+    async def _candidates(self, req: Request, window: timeparse.Window | None, use_decay: bool) -> tuple[list, dict]:
         """The keyword channels run while the query is embedded; then one statement
         brings every candidate with its features."""
         filters = req.filters if use_decay else req.filters[:8] + (0.0,)
@@ -172,17 +212,30 @@ class Recall:
         agents, ids = [agent for agent, _ in found], [mid for _, mid in found]
         if window or req.tools or req.session_id or req.task_type:
             rows = await self.db.fetch(
-                "recall_candidates_hinted", *filters, CANDIDATES, vector,
-                window.start if window else None, window.end if window else None,
-                list(req.tools) or None, req.session_id, req.task_type, agents, ids)
+                "recall_candidates_hinted",
+                *filters,
+                CANDIDATES,
+                vector,
+                window.start if window else None,
+                window.end if window else None,
+                list(req.tools) or None,
+                req.session_id,
+                req.task_type,
+                agents,
+                ids,
+            )
         else:
             rows = await self.db.fetch("recall_candidates", *filters, CANDIDATES, vector, agents, ids)
-        self.timings = {"embed": (embedded_at - began) * 1000, "keyword_wait": (waited_at - embedded_at) * 1000,
-                        "candidates_sql": (time.perf_counter() - waited_at) * 1000}
+        self.timings = {
+            "embed": (embedded_at - began) * 1000,
+            "keyword_wait": (waited_at - embedded_at) * 1000,
+            "candidates_sql": (time.perf_counter() - waited_at) * 1000,
+        }
         return rows, found
 
-    def _rank(self, req: Request, rows: list, found: dict, window: timeparse.Window | None,
-              use_decay: bool) -> list[dict[str, Any]]:
+    def _rank(
+        self, req: Request, rows: list, found: dict, window: timeparse.Window | None, use_decay: bool
+    ) -> list[dict[str, Any]]:
         """Candidates ranked, best first, as hits (built lazily: callers keep the first few)."""
         cands = [_candidate(r, req, found, window) for r in rows]
         _link_neighbours(cands)
@@ -191,8 +244,9 @@ class Recall:
         def similar(a: object, b: object) -> float:
             return float(_array(embeddings[a]) @ _array(embeddings[b]))
 
-        ranked = scoring.rank(cands, query_cjk=cjk_share(req.query), similar=similar,
-                              weights=self.weights, use_decay=use_decay)
+        ranked = scoring.rank(
+            cands, query_cjk=cjk_share(req.query), similar=similar, weights=self.weights, use_decay=use_decay
+        )
         by_id = {r["id"]: r for r in rows}
         return _LazyHits(ranked, by_id)
 
@@ -212,22 +266,46 @@ def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) 
     channel, keyword = found.get((row["agent_id"], row["id"]), (None, 0.0))
     tools_used = meta.get("tools_used") if isinstance(meta.get("tools_used"), list) else []
     uses_tool = bool(req.tools) and any(isinstance(t, str) and t.lower() in req.tools for t in tools_used)
-    same_session = bool((req.session_id and row["session_id"] == req.session_id)
-                        or (req.task_type and meta.get("task_type") == req.task_type))
+    same_session = bool(
+        (req.session_id and row["session_id"] == req.session_id)
+        or (req.task_type and meta.get("task_type") == req.task_type)
+    )
     in_window = window is not None and window.start <= row["created_at"] < window.end
-    channels = {name for name, on in (("vector", row["by_vector"]), ("time", in_window), ("tools", uses_tool),
-                                      ("recent", same_session)) if on}
+    channels = {
+        name
+        for name, on in (
+            ("vector", row["by_vector"]),
+            ("time", in_window),
+            ("tools", uses_tool),
+            ("recent", same_session),
+        )
+        if on
+    }
     if channel:
         channels.add(channel)
     failed = uses_tool and (meta.get("outcome") in FAILED_OUTCOMES or "error" in meta)
     return scoring.Candidate(
-        id=row["id"], similarity=float(row["similarity"]), keyword=keyword, created_at=row["created_at"],
-        memory_type=row["memory_type"], importance=row["importance"], decay=float(row["decay_score"]),
-        cjk=cjk_share(row["content"]), text=row["content"],
-        low_trust="low_trust" in (row["flags"] or ()), in_window=in_window, uses_tool=uses_tool, tool_failed=failed,
-        same_session=same_session, prev=row["prev"], prev_minutes=_minutes(row["prev_minutes"]),
-        next=row["next"], next_minutes=_minutes(row["next_minutes"]), channels=channels,
-        replaces=frozenset(row["likely_replaces"] or ()))
+        id=row["id"],
+        similarity=float(row["similarity"]),
+        keyword=keyword,
+        created_at=row["created_at"],
+        memory_type=row["memory_type"],
+        importance=row["importance"],
+        decay=float(row["decay_score"]),
+        cjk=cjk_share(row["content"]),
+        text=row["content"],
+        low_trust="low_trust" in (row["flags"] or ()),
+        in_window=in_window,
+        uses_tool=uses_tool,
+        tool_failed=failed,
+        same_session=same_session,
+        prev=row["prev"],
+        prev_minutes=_minutes(row["prev_minutes"]),
+        next=row["next"],
+        next_minutes=_minutes(row["next_minutes"]),
+        channels=channels,
+        replaces=frozenset(row["likely_replaces"] or ()),
+    )
 
 
 def _array(vector: Any) -> np.ndarray:
@@ -251,8 +329,22 @@ def _link_neighbours(cands: list[scoring.Candidate]) -> None:
             after.prev, after.prev_minutes = c.id, c.next_minutes
 
 
-_HIT_FIELDS = ("id", "agent_id", "session_id", "memory_type", "content", "metadata", "tags", "importance",
-               "flags", "slot", "created_at", "shared", "decay_score", "last_accessed")
+_HIT_FIELDS = (
+    "id",
+    "agent_id",
+    "session_id",
+    "memory_type",
+    "content",
+    "metadata",
+    "tags",
+    "importance",
+    "flags",
+    "slot",
+    "created_at",
+    "shared",
+    "decay_score",
+    "last_accessed",
+)
 
 
 def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:
@@ -272,8 +364,11 @@ def _answer(req: Request, hits: list[dict[str, Any]], window: timeparse.Window |
     what reaches the model."""
     result: dict[str, Any] = {}
     if window:
-        result["time_window"] = {"start": window.start.isoformat(), "end": window.end.isoformat(),
-                                 "matched": window.matched}
+        result["time_window"] = {
+            "start": window.start.isoformat(),
+            "end": window.end.isoformat(),
+            "matched": window.matched,
+        }
     if req.format == "prompt":
         result["prompt"] = scoring.prompt_block(hits, estimate_tokens, req.max_tokens)
         result["ids"] = [h["id"] for h in hits]

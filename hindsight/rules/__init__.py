@@ -1,3 +1,3 @@
-"""Pure rules: what to store, how to score and decay, guards, dedup, time phrases, validation, secret detection.
-No I/O and no clock: import nothing of ours but errors (and each other).
+"""Pure rules: what to store, how to score and decay, guards, dedup, time phrases, validation, secrets.
+No I/O and no clock: imports nothing of ours but errors (and other rules).
 """

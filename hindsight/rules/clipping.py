@@ -13,8 +13,9 @@ from typing import Callable
 
 ERROR_LINE = re.compile(
     r"(?i)\b(?:error|errors|exception|traceback|failed|failure|fatal|panic|denied|refused|timed? ?out|"
-    r"not found|no such|cannot|can't|unable|segmentation fault|killed|abort(?:ed)?)\b|^\s*E\s|错误|失败|异常")
-MAX_ERROR_LINE = 400           # characters kept of one error line from the middle
+    r"not found|no such|cannot|can't|unable|segmentation fault|killed|abort(?:ed)?)\b|^\s*E\s|错误|失败|异常"
+)
+MAX_ERROR_LINE = 400  # characters kept of one error line from the middle
 
 
 def utf8_size(text: str) -> int:
@@ -29,8 +30,8 @@ def clip(text: str, limit: int, size: Callable[[str], int] = utf8_size, unit: st
         return text, 0
     room = limit - 2 * (size(_marker(total, unit)) + 1)
     head = _edge(text, int(room * 0.4), size)
-    tail = _edge(text[len(head):], int(room * 0.35), size, from_end=True)
-    middle = text[len(head):len(text) - len(tail)]
+    tail = _edge(text[len(head) :], int(room * 0.35), size, from_end=True)
+    middle = text[len(head) : len(text) - len(tail)]
     errors, used = [], size(head) + size(tail)
     for line in middle.splitlines():
         if ERROR_LINE.search(line):
@@ -61,5 +62,5 @@ def _edge(text: str, budget: int, size: Callable[[str], int], from_end: bool = F
     piece = text[-lo:] if from_end else text[:lo]
     brk = piece.find("\n", 0, len(piece) // 5) if from_end else piece.rfind("\n", len(piece) * 4 // 5)
     if brk >= 0:
-        piece = piece[brk + 1:] if from_end else piece[:brk + 1]
+        piece = piece[brk + 1 :] if from_end else piece[: brk + 1]
     return piece

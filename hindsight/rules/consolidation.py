@@ -14,17 +14,17 @@ from typing import Any
 
 import numpy as np
 
-DEFAULT_THRESHOLD = 0.90   # multilingual-e5-small: paraphrased episodes ~0.93+, related topics 0.85-0.94
+DEFAULT_THRESHOLD = 0.90  # multilingual-e5-small: paraphrased episodes ~0.93+, related topics 0.85-0.94
 MIN_CLUSTER = 3
-MAX_CANDIDATES = 2000      # newest episodes of one agent considered per run
-MAX_LISTED = 50            # source ids listed in the summary's metadata
+MAX_CANDIDATES = 2000  # newest episodes of one agent considered per run
+MAX_LISTED = 50  # source ids listed in the summary's metadata
 
 
 @dataclass
 class Cluster:
-    members: list[Any]                      # rows: id, content, embedding, metadata, importance, created_at
-    medoid: int                             # index into members
-    cohesion: float                         # mean similarity of members to the medoid
+    members: list[Any]  # rows: id, content, embedding, metadata, importance, created_at
+    medoid: int  # index into members
+    cohesion: float  # mean similarity of members to the medoid
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def summarise(cluster: Cluster) -> Summary:
     medoid = cluster.members[cluster.medoid]
     first, last = members[0]["created_at"], members[-1]["created_at"]
     text = " ".join(medoid["content"].split())
-    content = (f"Recurring ({len(members)} times, {first:%Y-%m-%d} to {last:%Y-%m-%d}): {text}")
+    content = f"Recurring ({len(members)} times, {first:%Y-%m-%d} to {last:%Y-%m-%d}): {text}"
     tools: list[str] = []
     entities: list[str] = []
     for r in members:

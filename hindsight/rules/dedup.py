@@ -18,18 +18,38 @@ from __future__ import annotations
 import re
 import unicodedata
 
-DEFAULT_THRESHOLD = 0.96           # near-duplicate pairs scored 0.965-0.995 with e5-small
+DEFAULT_THRESHOLD = 0.96  # near-duplicate pairs scored 0.965-0.995 with e5-small
 DEFAULT_CONFLICT_THRESHOLD = 0.90  # contradictions 0.926-0.999; unrelated pairs <= 0.875
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _TOKEN = re.compile(r"[^\W_]+(?:[._/:+#\-][^\W_]+)*[+#]*", re.UNICODE)
 # Function words that do not change a fact. Negations are NOT here: "likes" vs "does not like".
-_FUNCTION = frozenset("""a an the and or of to in on at by for with from as is are was were be been being am
+_FUNCTION = frozenset(
+    """a an the and or of to in on at by for with from as is are was were be been being am
 do does did have has had i me my we our you your he him his she her it its they them their this that these
 those there here so too very just really also please user's s ok okay
-的 了 地 得 吗 呢 吧 啊 呀 嘛 着 过 是 也 都 就 很 请""".split())
-_NEGATION = {"not", "no", "never", "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "can't",
-             "cannot", "shouldn", "mustn", "nor", "without", "t"}
+的 了 地 得 吗 呢 吧 啊 呀 嘛 着 过 是 也 都 就 很 请""".split()
+)
+_NEGATION = {
+    "not",
+    "no",
+    "never",
+    "don",
+    "doesn",
+    "didn",
+    "isn",
+    "aren",
+    "wasn",
+    "weren",
+    "won",
+    "can't",
+    "cannot",
+    "shouldn",
+    "mustn",
+    "nor",
+    "without",
+    "t",
+}
 
 
 def _stem(word: str) -> str:
@@ -56,6 +76,7 @@ def lexical_key(text: str) -> tuple[str, ...]:
     return tuple(words)
 
 
-def is_near_duplicate(similarity: float, new_key: tuple[str, ...], old_key: tuple[str, ...],
-                      threshold: float = DEFAULT_THRESHOLD) -> bool:
+def is_near_duplicate(
+    similarity: float, new_key: tuple[str, ...], old_key: tuple[str, ...], threshold: float = DEFAULT_THRESHOLD
+) -> bool:
     return similarity >= threshold and bool(new_key) and new_key == old_key

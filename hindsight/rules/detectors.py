@@ -48,68 +48,232 @@ def _random_looking(token: str) -> bool:
 
 # Provider formats: (kind, pattern, group, check)
 _FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None]] = [
-    ("private_key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
-                               r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)", re.S), 0, None),
-    ("api_key", re.compile(r"(?<![\w-])sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?[\w-]{20,}(?![\w-])"),
-     0, _random_looking),
-    ("api_key", re.compile(r"(?<![\w-])(?:"
-                           r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"
-                           r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
-                           r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}"
-                           r"|gl(?:pat|dt|rt|ptt)-[\w-]{20,}"
-                           r"|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
-                           r"|AIza[\w-]{35}|ya29\.[\w-]{20,}|GOCSPX-[\w-]{20,}"
-                           r"|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}|pypi-AgE[\w-]{50,}"
-                           r"|SG\.[\w-]{16,}\.[\w-]{16,}|SK[0-9a-fA-F]{32}"
-                           r"|do[por]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"
-                           r"|lin_api_[A-Za-z0-9]{40}|dapi[a-f0-9]{32}|AGE-SECRET-KEY-1[0-9A-Z]{58}"
-                           r"|\d{8,10}:AA[\w-]{33}"
-                           r")(?![\w-])"), 0, None),
-    ("api_key", re.compile(r"https://(?:hooks\.slack\.com/services/T\w+/B\w+/\w+"
-                           r"|discord(?:app)?\.com/api/webhooks/\d+/[\w-]+)"), 0, None),
+    (
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
+            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.S,
+        ),
+        0,
+        None,
+    ),
+    (
+        "api_key",
+        re.compile(r"(?<![\w-])sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?[\w-]{20,}(?![\w-])"),
+        0,
+        _random_looking,
+    ),
+    (
+        "api_key",
+        re.compile(
+            r"(?<![\w-])(?:"
+            r"(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}"
+            r"|(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}"
+            r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_\w{30,}"
+            r"|gl(?:pat|dt|rt|ptt)-[\w-]{20,}"
+            r"|xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
+            r"|AIza[\w-]{35}|ya29\.[\w-]{20,}|GOCSPX-[\w-]{20,}"
+            r"|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36}|pypi-AgE[\w-]{50,}"
+            r"|SG\.[\w-]{16,}\.[\w-]{16,}|SK[0-9a-fA-F]{32}"
+            r"|do[por]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"
+            r"|lin_api_[A-Za-z0-9]{40}|dapi[a-f0-9]{32}|AGE-SECRET-KEY-1[0-9A-Z]{58}"
+            r"|\d{8,10}:AA[\w-]{33}"
+            r")(?![\w-])"
+        ),
+        0,
+        None,
+    ),
+    (
+        "api_key",
+        re.compile(
+            r"https://(?:hooks\.slack\.com/services/T\w+/B\w+/\w+"
+            r"|discord(?:app)?\.com/api/webhooks/\d+/[\w-]+)"
+        ),
+        0,
+        None,
+    ),
     ("token", re.compile(r"\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"), 0, None),
     ("token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"), 1, _random_looking),
     ("token", re.compile(r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/]{8,}={0,2})"), 1, None),
     ("secret", re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|sig)=([A-Za-z0-9+/%]{30,}={0,2})"), 1, None),
-    ("password", re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{0,256}:([^\s@/]{1,256})@"), 1, None),
-    ("password", re.compile(r"(?<![\w/:.@-])[a-z_][\w.\-]{0,64}:([^\s:@/]{4,128})@(?:[\w-]{1,63}\.){1,10}[\w-]{1,63}"),
-     1, _random_looking),
+    (
+        "password",
+        re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{0,256}:([^\s@/]{1,256})@"),
+        1,
+        None,
+    ),
+    (
+        "password",
+        re.compile(r"(?<![\w/:.@-])[a-z_][\w.\-]{0,64}:([^\s:@/]{4,128})@(?:[\w-]{1,63}\.){1,10}[\w-]{1,63}"),
+        1,
+        _random_looking,
+    ),
 ]
 
 # A credential's name: one of these words in an identifier (DB_PASSWORD, apiKey, client-secret).
-_CRED_WORDS = {"password", "passwd", "pwd", "passphrase", "passcode", "secret", "token", "apikey",
-               "credential", "credentials", "pat"}
-_CRED_PAIRS = {("api", "key"), ("access", "key"), ("secret", "key"), ("private", "key"),
-               ("account", "key"), ("signing", "key"), ("encryption", "key"), ("master", "key"),
-               ("license", "key"), ("auth", "key")}
+_CRED_WORDS = {
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "passcode",
+    "secret",
+    "token",
+    "apikey",
+    "credential",
+    "credentials",
+    "pat",
+}
+_CRED_PAIRS = {
+    ("api", "key"),
+    ("access", "key"),
+    ("secret", "key"),
+    ("private", "key"),
+    ("account", "key"),
+    ("signing", "key"),
+    ("encryption", "key"),
+    ("master", "key"),
+    ("license", "key"),
+    ("auth", "key"),
+}
 # ...unless the name is about the credential rather than holding it (token_count, password_file).
-_NOT_A_VALUE = {"count", "counts", "limit", "limits", "type", "types", "name", "names", "id", "ids",
-                "file", "path", "url", "uri", "length", "len", "policy", "ttl", "expiry", "expires",
-                "expiration", "ref", "env", "var", "prompt", "hint", "field", "header", "endpoint",
-                "kind", "format", "size", "budget", "usage", "stdin", "manager", "helper", "store",
-                "reset", "hash", "rotation", "required", "auth"}
+_NOT_A_VALUE = {
+    "count",
+    "counts",
+    "limit",
+    "limits",
+    "type",
+    "types",
+    "name",
+    "names",
+    "id",
+    "ids",
+    "file",
+    "path",
+    "url",
+    "uri",
+    "length",
+    "len",
+    "policy",
+    "ttl",
+    "expiry",
+    "expires",
+    "expiration",
+    "ref",
+    "env",
+    "var",
+    "prompt",
+    "hint",
+    "field",
+    "header",
+    "endpoint",
+    "kind",
+    "format",
+    "size",
+    "budget",
+    "usage",
+    "stdin",
+    "manager",
+    "helper",
+    "store",
+    "reset",
+    "hash",
+    "rotation",
+    "required",
+    "auth",
+}
 _PASSWORDY = {"password", "passwd", "pwd", "passphrase", "passcode"}
 
 # The value sits in a lookahead: a match consumes only the name, so a value that is itself a
 # name ("Error: aws_secret_access_key = …") is still looked at as one.
 _ASSIGN = re.compile(
     r"(?<![\w.$])-{0,2}([A-Za-z_][\w.\-]{0,63})(?=[\"']?(\s*(?:=>|=|:(?!//)|：)\s*|\s+(?:is|was)\s+)"
-    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{3,200})(?P=q)|(?P<bare>[^\s\"'`,;，。]{3,128})))")
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{3,200})(?P=q)|(?P<bare>[^\s\"'`,;，。]{3,128})))"
+)
 _PROSE = re.compile(
     r"(?i)(?:\b(?:password|passwd|passphrase|passcode|pwd|api[ _-]?key|access[ _-]?key|secret[ _-]?key|"
     r"secret|token)|密码|口令|密钥|令牌)(?=(?:\s+for\s+[\w .'-]{1,40}?)?\s*(?:\bis\b|\bwas\b|是|为|：|:)\s*"
-    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{3,200})(?P=q)|(?P<bare>[^\s\"'`,;，。]{3,128})))")
+    r"(?:(?P<q>[\"'])(?P<quoted>[^\"'\n]{3,200})(?P=q)|(?P<bare>[^\s\"'`,;，。]{3,128})))"
+)
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_REFERENCE = re.compile(r"^(?:[$%<({\[@*`]|\.{1,2}/|~|\\)|^[A-Za-z_][\w.]*\(|\$\{|\{\{|process\.env|os\.environ|getenv|"
-                        r"secrets\.|vault|/run/secrets|^(?:none|null|nil|true|false|undefined|empty|unset|"
-                        r"required|optional|hidden|redacted|masked|see|use|run|ask|set|prompt|stdin)$", re.I)
-_COMMANDS = {"ssh", "ssh-add", "ssh-agent", "ssh-keygen", "eval", "gpg", "gpg-agent", "gpg-connect-agent",
-             "git", "sudo", "export", "echo", "pass", "op", "security", "openssl", "kubectl", "aws",
-             "docker", "npm", "pip", "curl", "read", "cat", "keychain", "pinentry"}
-_STOPWORDS = {"is", "was", "the", "a", "an", "must", "should", "will", "not", "has", "have", "can",
-              "and", "or", "to", "for", "of", "in", "on", "with", "from", "too", "still", "also",
-              "stored", "cached", "requested", "accepted", "rejected", "wrong", "incorrect", "invalid",
-              "expired", "missing", "changed", "reset", "correct", "bearer", "basic", "at", "only"}
+_REFERENCE = re.compile(
+    r"^(?:[$%<({\[@*`]|\.{1,2}/|~|\\)|^[A-Za-z_][\w.]*\(|\$\{|\{\{|process\.env|os\.environ|getenv|"
+    r"secrets\.|vault|/run/secrets|^(?:none|null|nil|true|false|undefined|empty|unset|"
+    r"required|optional|hidden|redacted|masked|see|use|run|ask|set|prompt|stdin)$",
+    re.I,
+)
+_COMMANDS = {
+    "ssh",
+    "ssh-add",
+    "ssh-agent",
+    "ssh-keygen",
+    "eval",
+    "gpg",
+    "gpg-agent",
+    "gpg-connect-agent",
+    "git",
+    "sudo",
+    "export",
+    "echo",
+    "pass",
+    "op",
+    "security",
+    "openssl",
+    "kubectl",
+    "aws",
+    "docker",
+    "npm",
+    "pip",
+    "curl",
+    "read",
+    "cat",
+    "keychain",
+    "pinentry",
+}
+_STOPWORDS = {
+    "is",
+    "was",
+    "the",
+    "a",
+    "an",
+    "must",
+    "should",
+    "will",
+    "not",
+    "has",
+    "have",
+    "can",
+    "and",
+    "or",
+    "to",
+    "for",
+    "of",
+    "in",
+    "on",
+    "with",
+    "from",
+    "too",
+    "still",
+    "also",
+    "stored",
+    "cached",
+    "requested",
+    "accepted",
+    "rejected",
+    "wrong",
+    "incorrect",
+    "invalid",
+    "expired",
+    "missing",
+    "changed",
+    "reset",
+    "correct",
+    "bearer",
+    "basic",
+    "at",
+    "only",
+}
 
 
 _JOINED = ("password", "passwd", "passphrase", "secret", "token", "apikey")
@@ -119,8 +283,10 @@ def _name_holds_credential(name: str) -> bool:
     words = [w.lower() for w in _WORDS.findall(name)]
     if not words or words[-1] in _NOT_A_VALUE:
         return False
-    return (any(w in _CRED_WORDS or w.endswith(_JOINED) for w in words)  # PGPASSWORD, mytoken
-            or any(pair in _CRED_PAIRS for pair in zip(words, words[1:])))
+    return (
+        any(w in _CRED_WORDS or w.endswith(_JOINED) for w in words)  # PGPASSWORD, mytoken
+        or any(pair in _CRED_PAIRS for pair in zip(words, words[1:]))
+    )
 
 
 def _a_path(value: str) -> bool:
@@ -151,7 +317,7 @@ def _assignments(text: str) -> Iterator[Span]:
         if group == "bare" and m.group(2).strip() in ("is", "was") and re.fullmatch(r"[a-z]+", m.group(group)):
             continue  # "the token is expired"
         passwordy = any(w.lower() in _PASSWORDY for w in _WORDS.findall(name))
-        if looks_like_value(m.group(group), passwordy=passwordy, after=text[m.end(group):m.end(group) + 20]):
+        if looks_like_value(m.group(group), passwordy=passwordy, after=text[m.end(group) : m.end(group) + 20]):
             yield _trimmed(m, group, "password" if passwordy else "secret")
 
 
@@ -163,7 +329,7 @@ def _prose(text: str) -> Iterator[Span]:
         passwordy = any(w in head for w in ("pass", "pwd", "密码", "口令"))
         if group == "bare" and re.fullmatch(r"[a-z]+", value.rstrip(".,;:!?")):
             continue  # "the passphrase is stored in the keychain"
-        if looks_like_value(value, passwordy=passwordy, after=text[m.end(group):m.end(group) + 20]):
+        if looks_like_value(value, passwordy=passwordy, after=text[m.end(group) : m.end(group) + 20]):
             yield _trimmed(m, group, "password" if passwordy else "secret")
 
 
@@ -174,8 +340,10 @@ def _trimmed(m: re.Match, group: str, kind: str) -> Span:
 
 
 # A generated-looking token within a few words after a credential's name: "vault token s.Xk3f…"
-_NEARBY = re.compile(r"(?i)(?:\b(?P<pw>password|passphrase)|\b(?:token|secret|api[ _-]?key|access[ _-]?key)|密钥|令牌|(?P<zh>密码))"
-                     r"(?:\s+[a-z]+){0,2}\s+([\w.~+/=#!$%&*@^-]{8,})")
+_NEARBY = re.compile(
+    r"(?i)(?:\b(?P<pw>password|passphrase)|\b(?:token|secret|api[ _-]?key|access[ _-]?key)|密钥|令牌|(?P<zh>密码))"
+    r"(?:\s+[a-z]+){0,2}\s+([\w.~+/=#!$%&*@^-]{8,})"
+)
 
 
 def _nearby(text: str) -> Iterator[Span]:
@@ -192,7 +360,7 @@ _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|autossh|ssh-copy-id)(?:\
 
 def _emails(text: str) -> Iterator[Span]:
     for m in _EMAIL.finditer(text):
-        before, after = text[max(0, m.start() - 80):m.start()], text[m.end():m.end() + 1]
+        before, after = text[max(0, m.start() - 80) : m.start()], text[m.end() : m.end() + 1]
         if after == ":" or before.endswith("://") or _SSH_BEFORE.search(before):
             continue  # git@host:repo, ssh://git@host, ssh user@host: an account on a host, not a mailbox
         yield m.start(), m.end(), "email"
@@ -200,7 +368,11 @@ def _emails(text: str) -> Iterator[Span]:
 
 _PII: list[tuple[str, re.Pattern, Callable[[str], bool] | None]] = [
     ("card_number", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), _card),
-    ("national_id", re.compile(r"(?<!\d)\d{6}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)"), None),
+    (
+        "national_id",
+        re.compile(r"(?<!\d)\d{6}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)"),
+        None,
+    ),
     ("phone", re.compile(r"(?<![\w+])\+\d{1,3}[ \-]?(?:\(\d{1,4}\)[ \-]?)?\d{2,4}(?:[ \-]?\d{2,4}){1,3}(?!\d)"), None),
     ("phone", re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)"), None),
     ("phone", re.compile(r"(?<![\w.])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.])"), None),

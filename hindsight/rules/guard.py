@@ -1,8 +1,8 @@
 """Guard against memory poisoning and over-generalisation. Pure: text in, flags out.
 
 - `absolute`: sweeping statements ("never use X", "X is always wrong", "永远不要", "一定是错的")
-  are often a one-off frustration generalised (a past-tense fact with "never" is not one); they start weaker (a lower decay_score)
-  and are marked `needs_review` until someone confirms them.
+  are often a one-off frustration generalised (a past-tense fact with "never" is not one); they
+  start weaker (a lower decay_score) and are marked `needs_review` until someone confirms them.
 - `instruction_like`: text that addresses the model ("ignore previous instructions", "you
   are now…", "</memory><system>", "call delete_memory", "tell the user to run…",
   "忽略之前的指令") is stored as data, never obeyed: marked `low_trust`, and
@@ -49,7 +49,7 @@ START_STRENGTH = {"absolute": 0.7, "instruction_like": 0.5}
 @dataclass(frozen=True)
 class Verdict:
     flags: tuple[str, ...]
-    strength: float           # initial decay_score
+    strength: float  # initial decay_score
 
     @property
     def needs_review(self) -> bool:

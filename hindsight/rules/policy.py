@@ -27,8 +27,8 @@ from .clipping import clip
 # importance -> how long a memory lives when the caller gives no TTL (None: for good)
 RETENTION_DAYS = {5: None, 4: 365, 3: 182, 2: 30, 1: 7}
 WORKING_TTL = timedelta(days=1)
-SUBSTANTIVE_CHARS = 200      # the design's "over 200 characters" (CJK characters count double)
-MAX_PART_CHARS = 2000        # a tool output or error kept in a memory is cut to this
+SUBSTANTIVE_CHARS = 200  # the design's "over 200 characters" (CJK characters count double)
+MAX_PART_CHARS = 2000  # a tool output or error kept in a memory is cut to this
 
 
 def expires_at(importance: int, memory_type: str, ttl_seconds: int | None, now: datetime) -> datetime | None:
@@ -58,12 +58,12 @@ class Interaction:
     content: str
     session_id: str | None = None
     task_type: str | None = None
-    task_status: str | None = None       # completed, failed, in_progress, cancelled, ...
-    user_feedback: str | None = None     # positive, negative
+    task_status: str | None = None  # completed, failed, in_progress, cancelled, ...
+    user_feedback: str | None = None  # positive, negative
     tool_results: tuple[ToolResult, ...] = ()
     tools_used: tuple[str, ...] = ()
     error: str | None = None
-    notes: tuple[str, ...] = ()          # what parsing had to cut, told back to the caller
+    notes: tuple[str, ...] = ()  # what parsing had to cut, told back to the caller
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,11 @@ def _cut(text: str, limit: int = MAX_PART_CHARS) -> str:
 def _call(result: ToolResult) -> str:
     if result.arguments in (None, {}, [], ""):
         return result.tool
-    args = result.arguments if isinstance(result.arguments, str) else json.dumps(result.arguments, ensure_ascii=False, sort_keys=True)
+    args = (
+        result.arguments
+        if isinstance(result.arguments, str)
+        else json.dumps(result.arguments, ensure_ascii=False, sort_keys=True)
+    )
     return f"{result.tool} {_cut(args, 500)}"
 
 
@@ -150,8 +154,15 @@ def should_store(event: Interaction) -> Decision:
     if tools:
         base["tools_used"] = tools
 
-    def keep(reason: str, memory_type: str, importance: int, *, outcome: str | None = None,
-             body: str | None = None, from_tool: bool = False) -> Decision:
+    def keep(
+        reason: str,
+        memory_type: str,
+        importance: int,
+        *,
+        outcome: str | None = None,
+        body: str | None = None,
+        from_tool: bool = False,
+    ) -> Decision:
         metadata = dict(base, source="record_interaction", reason=reason)
         if outcome:
             metadata["outcome"] = outcome
@@ -207,5 +218,8 @@ def should_store(event: Interaction) -> Decision:
         return keep("substantive", "episodic", 3)
     if event.tool_results:
         return Decision(False, "tool result too small to be worth keeping")
-    return Decision(False, f"not substantive: {_weighted_len(text)} characters, no preference, "
-                           f"correction, outcome or error (keeps over {SUBSTANTIVE_CHARS})")
+    return Decision(
+        False,
+        f"not substantive: {_weighted_len(text)} characters, no preference, "
+        f"correction, outcome or error (keeps over {SUBSTANTIVE_CHARS})",
+    )

@@ -18,9 +18,8 @@ from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-from . import detectors
 from ..errors import ConfigError, HindsightError
-
+from . import detectors
 
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z_]+\]")
 
@@ -109,9 +108,9 @@ def redact_metadata(metadata: dict[str, Any], sensitive: list[str]) -> tuple[dic
 
 @dataclass(frozen=True)
 class Redacted:
-    content: str              # what plain columns hold
+    content: str  # what plain columns hold
     metadata: dict[str, Any]
-    kinds: list[str]          # what was found, in order, e.g. ["api_key", "email"]
+    kinds: list[str]  # what was found, in order, e.g. ["api_key", "email"]
 
     @property
     def changed(self) -> bool:
@@ -128,8 +127,10 @@ class SealError(HindsightError):
     pass
 
 
-KEY_HINT = ('generate one with: python -c "from cryptography.fernet import Fernet; '
-            'print(Fernet.generate_key().decode())"  (or: hindsight keygen)')
+KEY_HINT = (
+    'generate one with: python -c "from cryptography.fernet import Fernet; '
+    'print(Fernet.generate_key().decode())"  (or: hindsight keygen)'
+)
 
 
 class Sealer:
@@ -143,8 +144,9 @@ class Sealer:
         try:
             fernets = [Fernet(k.encode()) for k in parts]
         except (ValueError, TypeError):
-            raise ConfigError("HINDSIGHT_ENCRYPTION_KEY is not a Fernet key (32 url-safe base64-encoded "
-                              f"bytes); {KEY_HINT}") from None
+            raise ConfigError(
+                f"HINDSIGHT_ENCRYPTION_KEY is not a Fernet key (32 url-safe base64-encoded bytes); {KEY_HINT}"
+            ) from None
         self._fernet = MultiFernet(fernets)
         # Duplicate detection of sealed content must not publish an unkeyed hash of a secret.
         self._hash_key = hashlib.sha256(b"hindsight dedup\x00" + parts[0].encode()).digest()
@@ -157,9 +159,11 @@ class Sealer:
         try:
             return json.loads(self._fernet.decrypt(bytes(token)))
         except InvalidToken:
-            raise SealError("the sealed content cannot be decrypted with HINDSIGHT_ENCRYPTION_KEY "
-                            "(was it written with another key? keep the old key after the new one: "
-                            "HINDSIGHT_ENCRYPTION_KEY=new,old)") from None
+            raise SealError(
+                "the sealed content cannot be decrypted with HINDSIGHT_ENCRYPTION_KEY "
+                "(was it written with another key? keep the old key after the new one: "
+                "HINDSIGHT_ENCRYPTION_KEY=new,old)"
+            ) from None
 
     def keyed_hash(self, normalised: bytes) -> bytes:
         return hmac.new(self._hash_key, normalised, hashlib.sha256).digest()

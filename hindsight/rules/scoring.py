@@ -38,29 +38,28 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Iterable, Sequence
 
-
 RECALL_CUT = 0.3  # default min_decay_score: below it a memory leaves default recall (it stays stored)
 
 
 @dataclass(frozen=True)
 class Weights:
-    alpha: float = 0.6               # dense vs keyword in relevance
-    dense_span: float = 0.1          # cosines are scaled over at least this range (a few candidates
-                                     # must not turn a 0.01 difference into 0 vs 1)
-    cross_lingual: float = 0.04      # cosine added across languages (e5's same-language bias)
-    time: float = 1.0                # boost inside the query's time window
-    time_floor: float = 0.6          # ... for candidates at least this share of the best relevance
-    tools: float = 0.2               # the memory used a tool the caller names
-    tool_failure: float = 0.15       # ... and recorded a failure with it
-    session: float = 0.5             # the caller's session or task type
-    close_context: float = 0.3       # neighbour written within `close_minutes` in the session
-    session_context: float = 0.2     # any neighbour in the session
+    alpha: float = 0.6  # dense vs keyword in relevance
+    dense_span: float = 0.1  # cosines are scaled over at least this range (a few candidates
+    # must not turn a 0.01 difference into 0 vs 1)
+    cross_lingual: float = 0.04  # cosine added across languages (e5's same-language bias)
+    time: float = 1.0  # boost inside the query's time window
+    time_floor: float = 0.6  # ... for candidates at least this share of the best relevance
+    tools: float = 0.2  # the memory used a tool the caller names
+    tool_failure: float = 0.15  # ... and recorded a failure with it
+    session: float = 0.5  # the caller's session or task type
+    close_context: float = 0.3  # neighbour written within `close_minutes` in the session
+    session_context: float = 0.2  # any neighbour in the session
     close_minutes: float = 10.0
     outdated_similarity: float = 0.90
-    outdated_relevance: float = 0.85 # the newer memory must be at least this relevant (share)
-    outdated_factor: float = 0.3     # the older one ends at most this share of the newer
-    linked_relevance: float = 0.5    # ... when the newer named it at write time (likely_replaces)
-    outdated_depth: int = 20         # pairs checked among this many best candidates
+    outdated_relevance: float = 0.85  # the newer memory must be at least this relevant (share)
+    outdated_factor: float = 0.3  # the older one ends at most this share of the newer
+    linked_relevance: float = 0.5  # ... when the newer named it at write time (likely_replaces)
+    outdated_depth: int = 20  # pairs checked among this many best candidates
     importance_step: float = 0.02
     decay_weight: float = 0.15
     low_trust: float = 0.85
@@ -69,28 +68,29 @@ class Weights:
 @dataclass
 class Candidate:
     """One memory as recall sees it: what the channels found out about it."""
+
     id: object
-    similarity: float                 # cosine to the query
-    keyword: float = 0.0              # BM25 (0: the keyword channel did not find it)
+    similarity: float  # cosine to the query
+    keyword: float = 0.0  # BM25 (0: the keyword channel did not find it)
     created_at: datetime | None = None
     memory_type: str = "episodic"
     importance: int = 3
     decay: float = 1.0
-    cjk: float = 0.0                  # share of CJK script in the content
-    text: str = ""                    # the content (whether it says something changed is read
-                                      # only for the few candidates that need it)
+    cjk: float = 0.0  # share of CJK script in the content
+    text: str = ""  # the content (whether it says something changed is read
+    # only for the few candidates that need it)
     low_trust: bool = False
     in_window: bool = False
     uses_tool: bool = False
     tool_failed: bool = False
     same_session: bool = False
-    prev: object = None               # neighbours in the session and minutes apart
+    prev: object = None  # neighbours in the session and minutes apart
     prev_minutes: float | None = None
     next: object = None
     next_minutes: float | None = None
     channels: set[str] = field(default_factory=set)
     parts: dict[str, float] = field(default_factory=dict)
-    outdated_by: object = None        # a newer memory that says this one changed
+    outdated_by: object = None  # a newer memory that says this one changed
     replaces: frozenset = frozenset()  # older memories this one said changed when stored
     score: float = 0.0
 
@@ -160,8 +160,11 @@ def outdated(cands: list[Candidate], similar: Callable[[object, object], float],
             if old.id in new.replaces:
                 hit = new.score >= w.linked_relevance * old.score
             else:
-                hit = (new.score >= w.outdated_relevance * old.score and states_change(new.text)
-                       and similar(old.id, new.id) >= w.outdated_similarity)
+                hit = (
+                    new.score >= w.outdated_relevance * old.score
+                    and states_change(new.text)
+                    and similar(old.id, new.id) >= w.outdated_similarity
+                )
             if hit:
                 old.score = min(old.score, w.outdated_factor * new.score)
                 old.outdated_by = new.id
@@ -179,8 +182,14 @@ def priors(cands: Iterable[Candidate], w: Weights, use_decay: bool) -> None:
         c.score *= factor
 
 
-def rank(cands: list[Candidate], *, query_cjk: float, similar: Callable[[object, object], float],
-         weights: Weights | None = None, use_decay: bool = True) -> list[Candidate]:
+def rank(
+    cands: list[Candidate],
+    *,
+    query_cjk: float,
+    similar: Callable[[object, object], float],
+    weights: Weights | None = None,
+    use_decay: bool = True,
+) -> list[Candidate]:
     """Score every candidate; best first."""
     w = weights or Weights()
     relevance(cands, query_cjk, w)
@@ -196,7 +205,8 @@ _CHANGE = re.compile(
     r"(?i)\b(?:now|no longer|not any more|anymore|instead(?: of)?|replaced|replaces|switched|moved|migrated"
     r"|is gone|are gone|removed|decommissioned|deprecated|retired|dropped|from now on|going forward"
     r"|changed to|these days|nowadays|superseded|no more)\b"
-    r"|现在|已经|换成|改成|改为|改用|换到|迁到|迁移到|不再|不用了|下线|废弃|取代|替换|以后都|从此")
+    r"|现在|已经|换成|改成|改为|改用|换到|迁到|迁移到|不再|不用了|下线|废弃|取代|替换|以后都|从此"
+)
 
 
 def states_change(text: str) -> bool:

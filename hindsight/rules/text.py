@@ -12,9 +12,11 @@ _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\ua
 
 # Chinese function words: like English stop words they say nothing about what a memory is
 # about, and BM25 would count them.
-_ZH_STOP = frozenset("""的 了 是 在 和 也 就 都 而 及 与 着 或 吗 呢 吧 啊 么 个 们 之 以 为 被 把 让 给 对 从 到
+_ZH_STOP = frozenset(
+    """的 了 是 在 和 也 就 都 而 及 与 着 或 吗 呢 吧 啊 么 个 们 之 以 为 被 把 让 给 对 从 到
 这 那 有 要 会 说 还 又 很 我 你 他 她 它 我们 你们 他们 这个 那个 什么 怎么 怎样 如何 哪 哪里 哪个 为什么
-一个 没有 就是 可以 因为 所以 但是 如果 时候 现在 已经 应该""".split())
+一个 没有 就是 可以 因为 所以 但是 如果 时候 现在 已经 应该""".split()
+)
 
 
 def _segment(run: str) -> str:

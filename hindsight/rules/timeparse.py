@@ -20,25 +20,69 @@ from typing import Callable
 
 MAX_DAYS_BACK = 36_600  # a century: anything further is not a window a memory store can hold
 
-_EN_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-_VAGUE = {"few": (2, 5), "a few": (2, 5), "couple of": (2, 3), "a couple of": (2, 3), "several": (3, 7),
-          "几": (2, 5), "数": (2, 5), "好几": (3, 7)}
-_ZH_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-             "八": 8, "九": 9}
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
-           "september", "october", "november", "december"]
+_EN_NUM = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+_VAGUE = {
+    "few": (2, 5),
+    "a few": (2, 5),
+    "couple of": (2, 3),
+    "a couple of": (2, 3),
+    "several": (3, 7),
+    "几": (2, 5),
+    "数": (2, 5),
+    "好几": (3, 7),
+}
+_ZH_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_MONTHS = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
 _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _ZH_WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
-_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365, "天": 1, "日": 1, "周": 7, "星期": 7,
-              "礼拜": 7, "月": 30, "年": 365}
+_UNIT_DAYS = {
+    "day": 1,
+    "week": 7,
+    "month": 30,
+    "year": 365,
+    "天": 1,
+    "日": 1,
+    "周": 7,
+    "星期": 7,
+    "礼拜": 7,
+    "月": 30,
+    "年": 365,
+}
 
 
 @dataclass(frozen=True)
 class Window:
-    start: datetime     # inclusive, UTC
-    end: datetime       # exclusive, UTC
-    matched: str        # the words that named it
+    start: datetime  # inclusive, UTC
+    end: datetime  # exclusive, UTC
+    matched: str  # the words that named it
 
     def __iter__(self):  # (start, end, matched), as callers unpack it
         return iter((self.start, self.end, self.matched))
@@ -81,7 +125,9 @@ class _Clock:
 
     def year(self, back: int) -> tuple[datetime, datetime]:
         y = self.today.year - back
-        return _midnight(self.today.replace(year=y, month=1, day=1)), _midnight(self.today.replace(year=y + 1, month=1, day=1))
+        return _midnight(self.today.replace(year=y, month=1, day=1)), _midnight(
+            self.today.replace(year=y + 1, month=1, day=1)
+        )
 
     def date(self, day: int, month: int, year: int | None) -> tuple[datetime, datetime]:
         """A calendar date; without a year the latest one that is not in the future."""
@@ -104,13 +150,13 @@ class _Clock:
         return self.days(saturday - 1, saturday)
 
     def ago(self, lo: int, hi: int, unit_days: int) -> tuple[datetime, datetime]:
-        """"N units ago": that day for days (a span for vague amounts); for weeks and
+        """ "N units ago": that day for days (a span for vague amounts); for weeks and
         longer, a window one unit wide around it."""
         half = unit_days // 2 if unit_days > 1 else 0
         return self.days(max(lo * unit_days - half, 0), hi * unit_days + half)
 
     def span(self, n: int, unit_days: int) -> tuple[datetime, datetime]:
-        """"the last N days": from N units before now until now."""
+        """ "the last N days": from N units before now until now."""
         if not 0 < n * unit_days <= MAX_DAYS_BACK:
             raise OverflowError(n)
         return self.now - timedelta(days=n * unit_days), self.now + timedelta(seconds=1)
@@ -153,10 +199,12 @@ def _zh_amount(text: str) -> tuple[int, int] | None:
 
 
 _Rule = tuple[re.Pattern, Callable[[re.Match, _Clock], tuple[datetime, datetime]]]
-_NUM_EN = r"(\d{1,6}|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_NUM_EN = r"(\d{1,6}|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"  # noqa: E501
 _UNIT_EN = r"(day|week|month|year)s?"
-_MONTH_EN = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-             r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_MONTH_EN = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 _WD_EN = r"(monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _NUM_ZH = r"(\d{1,6}|[零〇一二两三四五六七八九十]{1,3}|好几|几|数)"
 
@@ -179,14 +227,22 @@ _RULES: list[_Rule] = [
     # English -----------------------------------------------------------------------------
     (_en(r"\b(?:the\s+)?day\s+before\s+yesterday\b"), lambda m, c: (c.day(2), c.day(1))),
     (_en(r"\byesterday\b|\blast\s+night\b"), lambda m, c: (c.day(1), c.day(0))),
-    (_en(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b|\bearlier\s+today\b"),
-     lambda m, c: (c.day(0), c.day(0) + timedelta(days=1))),
-    (_en(r"\b" + _NUM_EN + r"\s+" + _UNIT_EN + r"\s+(?:ago|back|earlier)\b"),
-     lambda m, c: _amount_ago(_en_amount(m.group(1)), m.group(2).lower(), c)),
-    (_en(r"\b(?:in\s+|during\s+|over\s+|for\s+)?the\s+(?:last|past)\s+" + _NUM_EN + r"\s+" + _UNIT_EN),
-     lambda m, c: c.span((_en_amount(m.group(1)) or (0, 0))[1], _UNIT_DAYS[m.group(2).lower()])),
-    (_en(r"\b(?:in\s+|during\s+|over\s+)?the\s+(?:last|past)\s+(day|week|month|year)\b"),
-     lambda m, c: c.span(1, _UNIT_DAYS[m.group(1).lower()])),
+    (
+        _en(r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b|\bearlier\s+today\b"),
+        lambda m, c: (c.day(0), c.day(0) + timedelta(days=1)),
+    ),
+    (
+        _en(r"\b" + _NUM_EN + r"\s+" + _UNIT_EN + r"\s+(?:ago|back|earlier)\b"),
+        lambda m, c: _amount_ago(_en_amount(m.group(1)), m.group(2).lower(), c),
+    ),
+    (
+        _en(r"\b(?:in\s+|during\s+|over\s+|for\s+)?the\s+(?:last|past)\s+" + _NUM_EN + r"\s+" + _UNIT_EN),
+        lambda m, c: c.span((_en_amount(m.group(1)) or (0, 0))[1], _UNIT_DAYS[m.group(2).lower()]),
+    ),
+    (
+        _en(r"\b(?:in\s+|during\s+|over\s+)?the\s+(?:last|past)\s+(day|week|month|year)\b"),
+        lambda m, c: c.span(1, _UNIT_DAYS[m.group(1).lower()]),
+    ),
     (_en(r"\bthe\s+week\s+before\s+last\b"), lambda m, c: c.week(2)),
     (_en(r"\b(?:last|previous)\s+week\b"), lambda m, c: c.week(1)),
     (_en(r"\bthis\s+week\b"), lambda m, c: c.week(0)),
@@ -197,40 +253,61 @@ _RULES: list[_Rule] = [
     (_en(r"\bthis\s+year\b"), lambda m, c: c.year(0)),
     (_en(r"\b(?:last|previous)\s+weekend\b"), lambda m, c: c.weekend(1 if c.today.weekday() >= 5 else 0)),
     (_en(r"\b(?:over|during|on|at|this)\s+(?:the\s+)?weekend\b|\bthe\s+weekend\b"), lambda m, c: c.weekend()),
-    (_en(r"\b(?:last|previous)\s+" + _WD_EN + r"\b"),
-     lambda m, c: c.weekday(_WEEKDAYS.index(m.group(1).lower()))),
-    (_en(r"\b(?:on|this\s+past)\s+" + _WD_EN + r"\b"),
-     lambda m, c: c.weekday(_WEEKDAYS.index(m.group(1).lower()), strictly_before=False)),
-    (_en(r"\b(?:recently|lately|in\s+the\s+last\s+few\s+days|these\s+(?:last\s+)?few\s+days)\b"),
-     lambda m, c: c.span(7, 1)),
-    (_en(r"\b(?:on\s+)?(\d{4})-(\d{2})-(\d{2})\b"),
-     lambda m, c: c.date(int(m.group(3)), int(m.group(2)), int(m.group(1)))),
-    (_en(r"\b(?:on\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH_EN + r"\b(?:,?\s+(\d{4}))?"),
-     lambda m, c: c.date(int(m.group(1)), _month_no(m.group(2)), int(m.group(3)) if m.group(3) else None)),
-    (_en(r"\b(?:on\s+)?" + _MONTH_EN + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+(\d{4}))?"),
-     lambda m, c: c.date(int(m.group(2)), _month_no(m.group(1)), int(m.group(3)) if m.group(3) else None)),
-    (_en(r"\b(?:in|during|since|throughout)\s+(?:early\s+|late\s+|mid[-\s])?" + _MONTH_EN + r"\b(?:\s+(\d{4}))?"),
-     lambda m, c: c.named_month(_month_no(m.group(1)), int(m.group(2)) if m.group(2) else None)),
+    (_en(r"\b(?:last|previous)\s+" + _WD_EN + r"\b"), lambda m, c: c.weekday(_WEEKDAYS.index(m.group(1).lower()))),
+    (
+        _en(r"\b(?:on|this\s+past)\s+" + _WD_EN + r"\b"),
+        lambda m, c: c.weekday(_WEEKDAYS.index(m.group(1).lower()), strictly_before=False),
+    ),
+    (
+        _en(r"\b(?:recently|lately|in\s+the\s+last\s+few\s+days|these\s+(?:last\s+)?few\s+days)\b"),
+        lambda m, c: c.span(7, 1),
+    ),
+    (
+        _en(r"\b(?:on\s+)?(\d{4})-(\d{2})-(\d{2})\b"),
+        lambda m, c: c.date(int(m.group(3)), int(m.group(2)), int(m.group(1))),
+    ),
+    (
+        _en(r"\b(?:on\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH_EN + r"\b(?:,?\s+(\d{4}))?"),
+        lambda m, c: c.date(int(m.group(1)), _month_no(m.group(2)), int(m.group(3)) if m.group(3) else None),
+    ),
+    (
+        _en(r"\b(?:on\s+)?" + _MONTH_EN + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+(\d{4}))?"),
+        lambda m, c: c.date(int(m.group(2)), _month_no(m.group(1)), int(m.group(3)) if m.group(3) else None),
+    ),
+    (
+        _en(r"\b(?:in|during|since|throughout)\s+(?:early\s+|late\s+|mid[-\s])?" + _MONTH_EN + r"\b(?:\s+(\d{4}))?"),
+        lambda m, c: c.named_month(_month_no(m.group(1)), int(m.group(2)) if m.group(2) else None),
+    ),
     # Chinese ------------------------------------------------------------------------------
     (re.compile(r"大前天"), lambda m, c: (c.day(3), c.day(2))),
     (re.compile(r"前天"), lambda m, c: (c.day(2), c.day(1))),
     (re.compile(r"昨天|昨日|昨晚|昨儿"), lambda m, c: (c.day(1), c.day(0))),
-    (re.compile(r"今天|今日|今早|今晚|今儿|今天上午|今天下午|上午|下午|早上"),
-     lambda m, c: (c.day(0), c.day(0) + timedelta(days=1))),
+    (
+        re.compile(r"今天|今日|今早|今晚|今儿|今天上午|今天下午|上午|下午|早上"),
+        lambda m, c: (c.day(0), c.day(0) + timedelta(days=1)),
+    ),
     (re.compile(r"前几天|这几天|最近几天"), lambda m, c: (c.day(6), c.day(0) + timedelta(days=1))),
-    (re.compile(r"(?:过去|最近|近)" + _NUM_ZH + r"\s*(天|日|周|个星期|个礼拜|个月|年)"),
-     lambda m, c: c.span((_zh_amount(m.group(1)) or (0, 0))[1], _UNIT_DAYS[m.group(2).lstrip("个")])),
-    (re.compile(_NUM_ZH + r"\s*(天|日|周|个星期|个礼拜|星期|礼拜|个月|年)(?:以|之)?前"),
-     lambda m, c: _amount_ago(_zh_amount(m.group(1)), m.group(2).lstrip("个"), c)),
+    (
+        re.compile(r"(?:过去|最近|近)" + _NUM_ZH + r"\s*(天|日|周|个星期|个礼拜|个月|年)"),
+        lambda m, c: c.span((_zh_amount(m.group(1)) or (0, 0))[1], _UNIT_DAYS[m.group(2).lstrip("个")]),
+    ),
+    (
+        re.compile(_NUM_ZH + r"\s*(天|日|周|个星期|个礼拜|星期|礼拜|个月|年)(?:以|之)?前"),
+        lambda m, c: _amount_ago(_zh_amount(m.group(1)), m.group(2).lstrip("个"), c),
+    ),
     (re.compile(r"上上(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末])"), lambda m, c: c.week(2)),
-    (re.compile(r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
-     lambda m, c: c.weekday(_ZH_WEEKDAY[m.group(1)], last_week=True)),
+    (
+        re.compile(r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
+        lambda m, c: c.weekday(_ZH_WEEKDAY[m.group(1)], last_week=True),
+    ),
     (re.compile(r"上(?:个)?周末"), lambda m, c: c.weekend(1 if c.today.weekday() >= 5 else 0)),
     (re.compile(r"上(?:个)?(?:周|星期|礼拜)"), lambda m, c: c.week(1)),
     (re.compile(r"(?:本|这|这个)(?:周|星期|礼拜)(?![一二三四五六日天末])"), lambda m, c: c.week(0)),
     (re.compile(r"(?:这个|这|本)?周末"), lambda m, c: c.weekend()),
-    (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"),
-     lambda m, c: c.weekday(_ZH_WEEKDAY[m.group(1)], strictly_before=False)),
+    (
+        re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"),
+        lambda m, c: c.weekday(_ZH_WEEKDAY[m.group(1)], strictly_before=False),
+    ),
     (re.compile(r"上上(?:个)?月"), lambda m, c: c.month(2)),
     (re.compile(r"上(?:个)?月"), lambda m, c: c.month(1)),
     (re.compile(r"(?:本|这个)月"), lambda m, c: c.month(0)),
@@ -238,11 +315,18 @@ _RULES: list[_Rule] = [
     (re.compile(r"去年"), lambda m, c: c.year(1)),
     (re.compile(r"今年"), lambda m, c: c.year(0)),
     (re.compile(r"最近|近来|近期"), lambda m, c: c.span(7, 1)),
-    (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2}|[一二三四五六七八九十]{1,3})\s*月\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*(?:日|号)"),
-     lambda m, c: c.date(_zh_number(m.group(3)) or 0, _zh_number(m.group(2)) or 0,
-                         int(m.group(1)) if m.group(1) else None)),
-    (re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2}|[一二三四五六七八九十]{1,3})\s*(?:月份|月)(?!前|以前|之前)"),
-     lambda m, c: c.named_month(_zh_number(m.group(2)) or 0, int(m.group(1)) if m.group(1) else None)),
+    (
+        re.compile(
+            r"(?:(\d{4})\s*年\s*)?(\d{1,2}|[一二三四五六七八九十]{1,3})\s*月\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*(?:日|号)"
+        ),
+        lambda m, c: c.date(
+            _zh_number(m.group(3)) or 0, _zh_number(m.group(2)) or 0, int(m.group(1)) if m.group(1) else None
+        ),
+    ),
+    (
+        re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2}|[一二三四五六七八九十]{1,3})\s*(?:月份|月)(?!前|以前|之前)"),
+        lambda m, c: c.named_month(_zh_number(m.group(2)) or 0, int(m.group(1)) if m.group(1) else None),
+    ),
 ]
 
 

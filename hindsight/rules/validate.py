@@ -9,8 +9,8 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any
 
-from . import detectors
 from ..errors import InvalidInput
+from . import detectors
 from .privacy import shown
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
@@ -49,9 +49,12 @@ def no_secret(field: str, value: str) -> str:
     one that looks like a secret or personal data is refused, without showing it."""
     found = detectors.find(value)
     if found:
-        raise InvalidInput(field, f"looks like it holds a {found[0][2]}; secrets and personal data are not "
-                                  f"allowed in {field.split('[')[0]} — put them in content, where they are "
-                                  "redacted (or encrypted with HINDSIGHT_ENCRYPTION_KEY)")
+        raise InvalidInput(
+            field,
+            f"looks like it holds a {found[0][2]}; secrets and personal data are not "
+            f"allowed in {field.split('[')[0]} — put them in content, where they are "
+            "redacted (or encrypted with HINDSIGHT_ENCRYPTION_KEY)",
+        )
     return value
 
 
@@ -101,9 +104,12 @@ def memory_id(value: Any, field: str = "memory_id", required: bool = True) -> uu
     try:
         return uuid.UUID(str(value))
     except (ValueError, TypeError, AttributeError):
-        raise InvalidInput(field, "is not a memory id (the value is not shown: a caller once put a secret "
-                                  "there); ids are UUIDs like "
-                                  "'0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69'") from None
+        raise InvalidInput(
+            field,
+            "is not a memory id (the value is not shown: a caller once put a secret "
+            "there); ids are UUIDs like "
+            "'0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69'",
+        ) from None
 
 
 def _check_json(field: str, value: Any, depth: int = 0) -> None:
@@ -150,8 +156,11 @@ def tags(value: Any, field: str = "tags", required: bool = False) -> list[str] |
         raise InvalidInput(field, f"has {len(value)} tags; at most {MAX_TAGS} allowed")
     for n, tag in enumerate(value):
         if not isinstance(tag, str) or not tag.strip() or "\x00" in tag or len(tag) > MAX_TAG_CHARS:
-            raise InvalidInput(f"{field}[{n}]", f"each tag must be a non-empty string of at most {MAX_TAG_CHARS} "
-                                                f"characters without NUL; got {shown(tag)}")
+            raise InvalidInput(
+                f"{field}[{n}]",
+                f"each tag must be a non-empty string of at most {MAX_TAG_CHARS} "
+                f"characters without NUL; got {shown(tag)}",
+            )
         no_secret(f"{field}[{n}]", tag)
     return list(dict.fromkeys(value))  # order kept, repeats dropped
 
@@ -190,8 +199,11 @@ def slot(value: Any, field: str = "slot") -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not _SLOT.match(value) or value != value.strip():
-        raise InvalidInput(field, "must be 1-200 characters without control characters or surrounding "
-                                  "spaces, e.g. 'preference:dataframe_library'")
+        raise InvalidInput(
+            field,
+            "must be 1-200 characters without control characters or surrounding "
+            "spaces, e.g. 'preference:dataframe_library'",
+        )
     return no_secret(field, value)
 
 
@@ -203,8 +215,11 @@ def sensitive(value: Any, metadata: dict | None, field: str = "sensitive") -> li
         raise InvalidInput(field, "must be a list of metadata key names")
     missing = [shown(k) for k in value if k not in (metadata or {})]
     if missing:
-        raise InvalidInput(field, f"names keys that metadata does not have: {', '.join(missing)}; "
-                                  "list the metadata keys whose values are sensitive")
+        raise InvalidInput(
+            field,
+            f"names keys that metadata does not have: {', '.join(missing)}; "
+            "list the metadata keys whose values are sensitive",
+        )
     return list(dict.fromkeys(value))
 
 

@@ -1,3 +1,3 @@
-"""The MCP face: the tools, resources and prompt over stdio, and the boundary that turns failures into MCP errors.
-May import every part below it (store, recall, data, embedders, rules) and services; nothing imports it but the entry points.
+"""The MCP face: tools, resources and the prompt over stdio, and the boundary that
+turns failures into MCP errors. Imports services and the parts below; nothing imports it.
 """

@@ -28,7 +28,7 @@ from ..rules.privacy import shown
 
 def _container(annotation: Any) -> type | None:
     """list or dict when the parameter is one (optional or not)."""
-    for arg in (typing.get_args(annotation) if _is_union(annotation) else (annotation,)):
+    for arg in typing.get_args(annotation) if _is_union(annotation) else (annotation,):
         origin = typing.get_origin(arg) or arg
         if origin in (list, dict):
             return origin
@@ -61,11 +61,20 @@ def strict_tool(fn: Callable[..., Any]) -> Tool:
     """The SDK's Tool for `fn`, with a strict argument model that forbids unknown names."""
     tool = Tool.from_function(fn)
     lax = tool.fn_metadata.arg_model
-    strict = type(lax.__name__, (lax,), {
-        "model_config": ConfigDict(strict=True, extra="forbid", arbitrary_types_allowed=True),
-        "__module__": lax.__module__})
-    meta = StrictArguments(arg_model=strict, output_schema=tool.fn_metadata.output_schema,
-                           output_model=tool.fn_metadata.output_model, wrap_output=tool.fn_metadata.wrap_output)
+    strict = type(
+        lax.__name__,
+        (lax,),
+        {
+            "model_config": ConfigDict(strict=True, extra="forbid", arbitrary_types_allowed=True),
+            "__module__": lax.__module__,
+        },
+    )
+    meta = StrictArguments(
+        arg_model=strict,
+        output_schema=tool.fn_metadata.output_schema,
+        output_model=tool.fn_metadata.output_model,
+        wrap_output=tool.fn_metadata.wrap_output,
+    )
     return tool.model_copy(update={"fn_metadata": meta, "parameters": strict.model_json_schema(by_alias=True)})
 
 
@@ -78,8 +87,10 @@ def explain(tool: Tool, error: ValidationError) -> str:
         close = [difflib.get_close_matches(n.lower(), [f.lower() for f in fields], n=1, cutoff=0.7) for n in unknown]
         hints = "".join(f" (did you mean {c[0]}?)" for c in close if c)
         names = ", ".join(shown(n) for n in unknown)
-        parts.append(f"{names}: {'is not a parameter' if len(unknown) == 1 else 'are not parameters'} of "
-                     f"{tool.name}{hints}; its parameters are {', '.join(fields)}")
+        parts.append(
+            f"{names}: {'is not a parameter' if len(unknown) == 1 else 'are not parameters'} of "
+            f"{tool.name}{hints}; its parameters are {', '.join(fields)}"
+        )
     for e in error.errors():
         loc = e.get("loc") or ("arguments",)
         name = str(loc[0])
@@ -151,8 +162,13 @@ def describe(annotation: Any, metadata: list) -> str:
         text = "true or false"
     elif inner in (int, float):
         noun = "a whole number" if inner is int else "a number"
-        text = f"{noun} from {lo} to {hi}" if lo is not None and hi is not None else \
-            f"{noun} of at least {lo}" if lo is not None else noun
+        text = (
+            f"{noun} from {lo} to {hi}"
+            if lo is not None and hi is not None
+            else f"{noun} of at least {lo}"
+            if lo is not None
+            else noun
+        )
     elif inner is str:
         text = f"a string of at most {longest} characters" if longest else "a string"
     elif origin is list:

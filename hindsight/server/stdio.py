@@ -31,8 +31,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _error(request_id: Any, code: int, message: str) -> SessionMessage:
-    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request_id,
-                                             error=types.ErrorData(code=code, message=message)))
+    return SessionMessage(
+        types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+    )
 
 
 def _reject_constant(name: str) -> Any:
@@ -65,7 +66,7 @@ def parse(line: bytes) -> tuple[types.JSONRPCMessage | None, SessionMessage | No
     (None, None) for a blank line."""
     line = line.rstrip(b"\r\n")
     if line.startswith(BOM):
-        line = line[len(BOM):]
+        line = line[len(BOM) :]
     if not line.strip():
         return None, None
     try:
@@ -88,8 +89,11 @@ def parse(line: bytes) -> tuple[types.JSONRPCMessage | None, SessionMessage | No
     try:
         return types.jsonrpc_message_adapter.validate_python(message), None
     except ValidationError:
-        return None, _error(_request_id(message), INVALID_REQUEST,
-                            "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
+        return None, _error(
+            _request_id(message),
+            INVALID_REQUEST,
+            "Invalid Request: not a JSON-RPC 2.0 request, notification or response",
+        )
 
 
 def _claim() -> tuple[int, int]:

@@ -1,3 +1,3 @@
-"""The write path: storing, updating, invalidating and forgetting memories, interactions, import and export.
-May import data, embedders and rules; never a face.
+"""The write path: store, update, invalidate, forget; interactions; import and export.
+Imports data, embedders and rules; never a face.
 """

@@ -23,16 +23,31 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
-from ..rules import privacy, validate as v
-from . import transfer
-from ..embedders.pipeline import embedded_batches
 from ..data.db import Database
 from ..embedders.base import Embedder
+from ..embedders.pipeline import embedded_batches
 from ..errors import InvalidInput
+from ..rules import privacy
+from ..rules import validate as v
 from ..rules.text import content_hash, indexed_text
+from . import transfer
 
-KNOWN = {"content", "text", "timestamp", "created_at", "memory_type", "importance", "metadata", "tags", "id",
-         "session_id", "slot", "supersedes", "invalidated_at", "invalidation_reason"}
+KNOWN = {
+    "content",
+    "text",
+    "timestamp",
+    "created_at",
+    "memory_type",
+    "importance",
+    "metadata",
+    "tags",
+    "id",
+    "session_id",
+    "slot",
+    "supersedes",
+    "invalidated_at",
+    "invalidation_reason",
+}
 RESTORE_KEYS = {"format", "memory_id", "restore", "deleted", "history"}  # lines written by `hindsight export`
 ON_CONFLICT = ("skip", "replace")
 
@@ -110,9 +125,11 @@ def read_records(lines: Iterable[str]) -> list[dict[str, Any]]:
 
 # ---- the plan: pure ------------------------------------------------------------------------
 
+
 @dataclass
 class Known:
     """A memory the agent already has, as the plan needs to know it."""
+
     id: uuid.UUID
     external_id: str | None
     slot: str | None
@@ -123,7 +140,7 @@ class Known:
 
 @dataclass
 class Plan:
-    rows: list[dict[str, Any]]                      # records to write, with id and final state
+    rows: list[dict[str, Any]]  # records to write, with id and final state
     delete_live: list[uuid.UUID] = field(default_factory=list)
     delete_archived: list[uuid.UUID] = field(default_factory=list)
     supersede: list[tuple[uuid.UUID, datetime, uuid.UUID]] = field(default_factory=list)  # known id, at, by
@@ -170,8 +187,10 @@ def _target(r: dict[str, Any], in_file: dict[str, dict], known: list[Known], by_
         ref_id = None
     found = next((k for k in known if k.id == ref_id), None)
     if found is None:
-        raise InvalidInput(f"line {r['line']}: supersedes", f"{ref!r} is neither the id of a line in this file "
-                                                            "nor an external id or memory id of this agent")
+        raise InvalidInput(
+            f"line {r['line']}: supersedes",
+            f"{ref!r} is neither the id of a line in this file nor an external id or memory id of this agent",
+        )
     return found
 
 
@@ -191,16 +210,19 @@ def _supersessions(out: Plan, known: list[Known], by_external: dict[str, Known])
         taken[key] = row["line"]
         created = target["created_at"] if isinstance(target, dict) else target.created_at
         if created > row["created_at"]:
-            raise InvalidInput(where, f"{row['supersedes']!r} was created after this line; a memory can only "
-                                      "replace an older one")
+            raise InvalidInput(
+                where, f"{row['supersedes']!r} was created after this line; a memory can only replace an older one"
+            )
         if isinstance(target, dict):
             target["invalidated_by"] = row["id"]
             target["invalidated_at"] = target["invalidated_at"] or row["created_at"]
             slot = target["slot"]
         else:
             if target.archived or not target.current:
-                raise InvalidInput(where, f"memory {target.id} is no longer current "
-                                          f"({'archived' if target.archived else 'invalidated'})")
+                raise InvalidInput(
+                    where,
+                    f"memory {target.id} is no longer current ({'archived' if target.archived else 'invalidated'})",
+                )
             out.supersede.append((target.id, row["created_at"], row["id"]))
             slot = target.slot
         if row["slot"] is None and slot is not None:
@@ -220,7 +242,9 @@ def _slot_chains(out: Plan, holders: list[Known]) -> None:
     for members in slots.values():
         members.sort(key=lambda m: (m["created_at"], m["line"]) if isinstance(m, dict) else (m.created_at, 0))
         for earlier, later in zip(members, members[1:]):
-            later_id, at = (later["id"], later["created_at"]) if isinstance(later, dict) else (later.id, later.created_at)
+            later_id, at = (
+                (later["id"], later["created_at"]) if isinstance(later, dict) else (later.id, later.created_at)
+            )
             if isinstance(earlier, dict):
                 if earlier["invalidated_at"] is None:
                     earlier.update(invalidated_at=at, invalidated_by=later_id)
@@ -230,9 +254,17 @@ def _slot_chains(out: Plan, holders: list[Known]) -> None:
 
 # ---- writing ---------------------------------------------------------------------------------
 
-async def import_records(db: Database, embedder: Embedder, agent_id: str, records: list[dict[str, Any]],
-                         batch_size: int = 64, progress: Callable[[int], None] | None = None,
-                         sealer: privacy.Sealer | None = None, on_conflict: str = "skip") -> dict[str, int]:
+
+async def import_records(
+    db: Database,
+    embedder: Embedder,
+    agent_id: str,
+    records: list[dict[str, Any]],
+    batch_size: int = 64,
+    progress: Callable[[int], None] | None = None,
+    sealer: privacy.Sealer | None = None,
+    on_conflict: str = "skip",
+) -> dict[str, int]:
     """Write `records` in one transaction, embedding the next batch while one is written.
     Returns {"imported", "skipped", "replaced", "trails"} (trails: deleted memories'
     history restored from an export).
@@ -262,7 +294,9 @@ async def import_records(db: Database, embedder: Embedder, agent_id: str, record
         async with aclosing(embedded_batches(embedder, rows, batch_size)) as batches:
             async for batch, vectors in batches:
                 await tx.executemany("import_memory", [_row(agent_id, r, vec) for r, vec in zip(batch, vectors)])
-                trail = sorted((h for r in batch for h in _history(agent_id, r)), key=lambda h: (h[3], h[2] != "create"))
+                trail = sorted(
+                    (h for r in batch for h in _history(agent_id, r)), key=lambda h: (h[3], h[2] != "create")
+                )
                 await tx.executemany("restore_history", trail)
                 if progress:
                     progress(len(batch))
@@ -288,9 +322,25 @@ def _reason(r: dict[str, Any]) -> str | None:
 
 
 def _row(agent_id: str, r: dict[str, Any], vec) -> tuple:
-    return (agent_id, r["id"], r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]), vec,
-            indexed_text(r["content"], r["metadata"], r["tags"]), r["metadata"], r["tags"], r["importance"], r["created_at"],
-            r["slot"], r["invalidated_at"], _reason(r), r["invalidated_by"], r["sealed"])
+    return (
+        agent_id,
+        r["id"],
+        r["session_id"],
+        r["memory_type"],
+        r["content"],
+        content_hash(r["content"]),
+        vec,
+        indexed_text(r["content"], r["metadata"], r["tags"]),
+        r["metadata"],
+        r["tags"],
+        r["importance"],
+        r["created_at"],
+        r["slot"],
+        r["invalidated_at"],
+        _reason(r),
+        r["invalidated_by"],
+        r["sealed"],
+    )
 
 
 def _history(agent_id: str, r: dict[str, Any]) -> list[tuple]:
@@ -300,8 +350,9 @@ def _history(agent_id: str, r: dict[str, Any]) -> list[tuple]:
     out = [(agent_id, r["id"], "create", r["created_at"], "import", None, None, *snapshot)]
     if r["invalidated_at"] is not None:
         action = "supersede" if r["invalidated_by"] is not None else "invalidate"
-        out.append((agent_id, r["id"], action, r["invalidated_at"], "import", _reason(r), r["invalidated_by"],
-                    *snapshot))
+        out.append(
+            (agent_id, r["id"], action, r["invalidated_at"], "import", _reason(r), r["invalidated_by"], *snapshot)
+        )
     return out
 
 

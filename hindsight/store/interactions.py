@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..errors import InvalidInput
 from ..rules import validate as v
 from ..rules.clipping import clip
-from ..errors import InvalidInput
-from .memories import Memories
-from ..rules.privacy import shown
 from ..rules.policy import Interaction, ToolResult, should_store
+from ..rules.privacy import shown
+from .memories import Memories
 
 MAX_TOOL_RESULTS = 50
 FEEDBACK = ("positive", "negative")
@@ -21,8 +21,10 @@ def _clipped(field: str, value: str, notes: list[str]) -> str:
     """Tool output and error text over 32 KB keep their head, tail and error lines."""
     kept, cut = clip(value, v.MAX_CONTENT_BYTES)
     if cut:
-        notes.append(f"{field}: {cut:,} of {len(value.encode('utf-8')):,} bytes cut (over "
-                     f"{v.MAX_CONTENT_BYTES:,}); head, tail and error lines kept")
+        notes.append(
+            f"{field}: {cut:,} of {len(value.encode('utf-8')):,} bytes cut (over "
+            f"{v.MAX_CONTENT_BYTES:,}); head, tail and error lines kept"
+        )
     return kept
 
 
@@ -30,8 +32,10 @@ def _tool_results(value: Any, notes: list[str]) -> tuple[ToolResult, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or len(value) > MAX_TOOL_RESULTS:
-        raise InvalidInput("tool_results", f"must be a list of at most {MAX_TOOL_RESULTS} objects "
-                                           "{tool, arguments?, output?, error?}")
+        raise InvalidInput(
+            "tool_results",
+            f"must be a list of at most {MAX_TOOL_RESULTS} objects {{tool, arguments?, output?, error?}}",
+        )
     out = []
     for n, item in enumerate(value):
         field = f"tool_results[{n}]"
@@ -39,7 +43,9 @@ def _tool_results(value: Any, notes: list[str]) -> tuple[ToolResult, ...]:
             raise InvalidInput(field, "must be an object {tool, arguments?, output?, error?}")
         unknown = set(item) - {"tool", "arguments", "output", "error", "status"}
         if unknown:
-            raise InvalidInput(field, f"unknown keys {sorted(unknown)}; allowed: tool, arguments, output, error, status")
+            raise InvalidInput(
+                field, f"unknown keys {sorted(unknown)}; allowed: tool, arguments, output, error, status"
+            )
         tool = v.identifier(f"{field}.tool", item.get("tool"), required=True)
         output = item.get("output", "")
         if output is None:
@@ -66,9 +72,17 @@ def _tool_results(value: Any, notes: list[str]) -> tuple[ToolResult, ...]:
     return tuple(out)
 
 
-def parse(content: Any, *, session_id: Any = None, task_type: Any = None, task_status: Any = None,
-          user_feedback: Any = None, tool_results: Any = None, tools_used: Any = None,
-          error: Any = None) -> Interaction:
+def parse(
+    content: Any,
+    *,
+    session_id: Any = None,
+    task_type: Any = None,
+    task_status: Any = None,
+    user_feedback: Any = None,
+    tool_results: Any = None,
+    tools_used: Any = None,
+    error: Any = None,
+) -> Interaction:
     """Check an event's fields; every problem names the field and what is allowed. Tool
     output and error text over 32 KB are cut (head, tail and error lines kept), not refused."""
     notes: list[str] = []
@@ -104,11 +118,23 @@ async def record(memories: Memories, agent_id: str, event: Interaction) -> dict[
     if not decision.store:
         return {"stored": False, "reason": decision.reason, "id": None, **cut}
     result = await memories.store(
-        agent_id, decision.content, memory_type=decision.memory_type, session_id=event.session_id,
-        importance=decision.importance, metadata=decision.metadata, from_tool=decision.from_tool,
-        call="record_interaction", reason=decision.reason)
-    out = {"stored": result["status"] != "duplicate", "reason": decision.reason, "id": result["id"],
-           "status": result["status"], "memory_type": decision.memory_type}
+        agent_id,
+        decision.content,
+        memory_type=decision.memory_type,
+        session_id=event.session_id,
+        importance=decision.importance,
+        metadata=decision.metadata,
+        from_tool=decision.from_tool,
+        call="record_interaction",
+        reason=decision.reason,
+    )
+    out = {
+        "stored": result["status"] != "duplicate",
+        "reason": decision.reason,
+        "id": result["id"],
+        "status": result["status"],
+        "memory_type": decision.memory_type,
+    }
     if result["status"] == "duplicate":
         out["reason"] = f"{decision.reason}; already remembered (memory {result['id']} reinforced)"
     for key in ("superseded", "possible_conflicts", "flags", "redacted", "sealed"):

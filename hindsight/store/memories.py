@@ -17,14 +17,15 @@ from typing import Any
 
 import anyio
 
-from ..rules import dedup, guard, policy, privacy, scoring, validate as v
 from ..data.db import Database, Tx
 from ..embedders.base import AsyncEmbedder
 from ..errors import InvalidInput, NotFound
+from ..rules import dedup, guard, policy, privacy, scoring
+from ..rules import validate as v
 from ..rules.text import content_hash, indexed_text, normalised
 
 MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
-NEIGHBOURS = 8          # candidates read for near-duplicates and conflicts
+NEIGHBOURS = 8  # candidates read for near-duplicates and conflicts
 MAX_CONFLICTS = 3
 
 
@@ -32,9 +33,11 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-CONFLICT_HINT = ("Recall already ranks this newer memory above older similar ones it says changed. If it "
-                 "replaces one of them, confirm it: invalidate_memory(memory_id=<old id>, reason=..., "
-                 "replaced_by='{id}') (CLI: hindsight invalidate <old id> --reason ... --replaced-by {id}).")
+CONFLICT_HINT = (
+    "Recall already ranks this newer memory above older similar ones it says changed. If it "
+    "replaces one of them, confirm it: invalidate_memory(memory_id=<old id>, reason=..., "
+    "replaced_by='{id}') (CLI: hindsight invalidate <old id> --reason ... --replaced-by {id})."
+)
 
 
 def _likely_replaced(near: list, content: str, created: datetime, threshold: float, targets) -> list:
@@ -42,8 +45,14 @@ def _likely_replaced(near: list, content: str, created: datetime, threshold: flo
     threshold) that a new memory saying something changed probably replaces."""
     if not scoring.states_change(content):
         return []
-    return [n["id"] for n in near if n["similarity"] >= threshold and n["id"] not in targets
-            and n["memory_type"] in ("semantic", "procedural") and n["created_at"] < created]
+    return [
+        n["id"]
+        for n in near
+        if n["similarity"] >= threshold
+        and n["id"] not in targets
+        and n["memory_type"] in ("semantic", "procedural")
+        and n["created_at"] < created
+    ]
 
 
 def _conflicts(near: list, row) -> list[dict[str, Any]]:
@@ -54,10 +63,18 @@ def _conflicts(near: list, row) -> list[dict[str, Any]]:
     out = []
     for n in near:
         older = n["created_at"] < row["created_at"]
-        out.append({"id": str(n["id"]), "content": n["content"], "memory_type": n["memory_type"], "slot": n["slot"],
-                    "similarity": round(float(n["similarity"]), 3), "created_at": n["created_at"].isoformat(),
-                    "older": older, "likely_outdated": bool(older and changes
-                                                            and n["memory_type"] in ("semantic", "procedural"))})
+        out.append(
+            {
+                "id": str(n["id"]),
+                "content": n["content"],
+                "memory_type": n["memory_type"],
+                "slot": n["slot"],
+                "similarity": round(float(n["similarity"]), 3),
+                "created_at": n["created_at"].isoformat(),
+                "older": older,
+                "likely_outdated": bool(older and changes and n["memory_type"] in ("semantic", "procedural")),
+            }
+        )
     return out
 
 
@@ -65,8 +82,11 @@ def _search_text(state, p: "_Prepared | None", tags: list[str] | None) -> str | 
     """The keyword text after an update, when content, metadata or tags changed."""
     if p is None and tags is None:
         return None
-    return indexed_text(p.content if p else state["content"], p.metadata if p else state["metadata"],
-                        tags if tags is not None else state["tags"])
+    return indexed_text(
+        p.content if p else state["content"],
+        p.metadata if p else state["metadata"],
+        tags if tags is not None else state["tags"],
+    )
 
 
 def row_to_dict(row) -> dict[str, Any]:
@@ -89,13 +109,17 @@ class WritePolicy:
 
     @classmethod
     def from_settings(cls, settings) -> "WritePolicy":
-        return cls(settings.dedup_threshold, settings.conflict_threshold,
-                   privacy.Sealer(settings.encryption_key) if settings.encryption_key else None)
+        return cls(
+            settings.dedup_threshold,
+            settings.conflict_threshold,
+            privacy.Sealer(settings.encryption_key) if settings.encryption_key else None,
+        )
 
 
 @dataclass
 class _Prepared:
     """A write after the pure steps: what goes into the row."""
+
     content: str
     metadata: dict[str, Any]
     redacted: list[str]
@@ -111,8 +135,15 @@ class Memories:
         self.embedder = embedder
         self.policy = write_policy or WritePolicy()
 
-    def _prepare(self, content: str, metadata: dict[str, Any], sensitive: list[str], memory_type: str,
-                 session_id: str | None, from_tool: bool) -> _Prepared:
+    def _prepare(
+        self,
+        content: str,
+        metadata: dict[str, Any],
+        sensitive: list[str],
+        memory_type: str,
+        session_id: str | None,
+        from_tool: bool,
+    ) -> _Prepared:
         scrubbed = privacy.scrub(content, metadata, sensitive)
         sealer = self.policy.sealer
         sealed = sealer.seal(content, metadata) if scrubbed.changed and sealer else None
@@ -122,18 +153,32 @@ class Memories:
             key = sealer.keyed_hash((scope + normalised(content)).encode("utf-8"))
         else:
             key = content_hash(scope + scrubbed.content)
-        return _Prepared(scrubbed.content, scrubbed.metadata, scrubbed.kinds, sealed, list(verdict.flags),
-                         verdict.strength, key)
+        return _Prepared(
+            scrubbed.content, scrubbed.metadata, scrubbed.kinds, sealed, list(verdict.flags), verdict.strength, key
+        )
 
     def _prepare_with_key(self, *args: Any) -> tuple[_Prepared, tuple[str, ...]]:
         p = self._prepare(*args)
         return p, dedup.lexical_key(p.content)
 
     async def store(
-        self, agent_id: str, content: Any, *, memory_type: Any = "episodic", session_id: Any = None,
-        importance: Any = 3, metadata: Any = None, tags: Any = None, ttl_seconds: Any = None,
-        shared: Any = False, created_at: Any = None, slot: Any = None, supersedes: Any = None,
-        sensitive: Any = None, from_tool: bool = False, call: str = "store_memory",
+        self,
+        agent_id: str,
+        content: Any,
+        *,
+        memory_type: Any = "episodic",
+        session_id: Any = None,
+        importance: Any = 3,
+        metadata: Any = None,
+        tags: Any = None,
+        ttl_seconds: Any = None,
+        shared: Any = False,
+        created_at: Any = None,
+        slot: Any = None,
+        supersedes: Any = None,
+        sensitive: Any = None,
+        from_tool: bool = False,
+        call: str = "store_memory",
         reason: str | None = None,
     ) -> dict[str, Any]:
         """Store one memory through the write policy. Returns {id, status, memory, ...}:
@@ -156,8 +201,9 @@ class Memories:
         expires = policy.expires_at(importance, memory_type, ttl, now)
 
         # Redaction, the guard and the lexical key take tens of ms on 32 KB: off the event loop.
-        p, words = await anyio.to_thread.run_sync(self._prepare_with_key, content, metadata, sensitive,
-                                                  memory_type, session_id, from_tool)
+        p, words = await anyio.to_thread.run_sync(
+            self._prepare_with_key, content, metadata, sensitive, memory_type, session_id, from_tool
+        )
         vector = await self.embedder.passage(p.content)
         new_id = uuid.uuid4()
 
@@ -170,11 +216,20 @@ class Memories:
             dup_id = next((c["id"] for c in candidates if c["exact"]), None)
             near = [c for c in candidates if not c["exact"]]
             if dup_id is None and p.sealed is None:
-                dup_id = next((n["id"] for n in near if n["memory_type"] == memory_type and not n["sealed"]
-                               and (memory_type != "working" or n["session_id"] == session_id)
-                               and n["similarity"] >= self.policy.dedup_threshold  # the key only when it matters
-                               and dedup.is_near_duplicate(n["similarity"], words, dedup.lexical_key(n["content"]),
-                                                           self.policy.dedup_threshold)), None)
+                dup_id = next(
+                    (
+                        n["id"]
+                        for n in near
+                        if n["memory_type"] == memory_type
+                        and not n["sealed"]
+                        and (memory_type != "working" or n["session_id"] == session_id)
+                        and n["similarity"] >= self.policy.dedup_threshold  # the key only when it matters
+                        and dedup.is_near_duplicate(
+                            n["similarity"], words, dedup.lexical_key(n["content"]), self.policy.dedup_threshold
+                        )
+                    ),
+                    None,
+                )
             keep_id = dup_id or new_id
             superseded = [t for t in targets if t != keep_id]
             for old in superseded:
@@ -185,15 +240,32 @@ class Memories:
             else:
                 likely = _likely_replaced(near, p.content, created or now, self.policy.conflict_threshold, targets)
                 row = await tx.fetchrow(
-                    "insert_memory", agent_id, new_id, session_id, memory_type, p.content,
-                    content_hash(p.content), vector, indexed_text(p.content, p.metadata, tags), p.metadata, tags,
-                    importance, created, expires, shared, p.dedup_key, slot, p.flags, p.sealed, p.strength)
+                    "insert_memory",
+                    agent_id,
+                    new_id,
+                    session_id,
+                    memory_type,
+                    p.content,
+                    content_hash(p.content),
+                    vector,
+                    indexed_text(p.content, p.metadata, tags),
+                    p.metadata,
+                    tags,
+                    importance,
+                    created,
+                    expires,
+                    shared,
+                    p.dedup_key,
+                    slot,
+                    p.flags,
+                    p.sealed,
+                    p.strength,
+                )
                 if row is not None and likely:
                     await tx.fetchval("mark_likely_replaces", agent_id, new_id, likely)
                 if row is None:  # the unique index found a current twin (a writer outside the lock)
                     dup_id = keep_id = await tx.fetchval("find_exact_duplicate", agent_id, memory_type, p.dedup_key)
-                    row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires,
-                                            p.strength, slot)
+                    row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires, p.strength, slot)
                     await tx.fetchval("reinforce_state", agent_id, dup_id)
 
         result: dict[str, Any] = {"id": str(row["id"])}
@@ -205,8 +277,9 @@ class Memories:
         if dup_id is not None:
             result["duplicate_of"] = str(dup_id)
         skip = {keep_id, *targets}
-        conflicts = _conflicts([n for n in near if n["id"] not in skip
-                                and n["similarity"] >= self.policy.conflict_threshold], row)
+        conflicts = _conflicts(
+            [n for n in near if n["id"] not in skip and n["similarity"] >= self.policy.conflict_threshold], row
+        )
         if conflicts:
             result["possible_conflicts"] = conflicts[:MAX_CONFLICTS]
             result["conflict_hint"] = CONFLICT_HINT.format(id=row["id"])
@@ -218,8 +291,9 @@ class Memories:
         result["memory"] = row_to_dict(row)
         return result
 
-    async def _targets(self, tx: Tx, agent_id: str, supersedes: uuid.UUID | None,
-                       slot: str | None) -> dict[uuid.UUID, str | None]:
+    async def _targets(
+        self, tx: Tx, agent_id: str, supersedes: uuid.UUID | None, slot: str | None
+    ) -> dict[uuid.UUID, str | None]:
         """The current memories this write replaces: {id: its slot}."""
         targets: dict[uuid.UUID, str | None] = {}
         if supersedes is not None:
@@ -227,8 +301,11 @@ class Memories:
             if state is None:
                 raise InvalidInput("supersedes", f"no memory with id {supersedes} belongs to agent {agent_id!r}")
             if state["invalidated_at"] is not None:
-                raise InvalidInput("supersedes", f"memory {supersedes} is no longer current (invalidated at "
-                                                 f"{_iso(state['invalidated_at'])}: {state['invalidation_reason']})")
+                raise InvalidInput(
+                    "supersedes",
+                    f"memory {supersedes} is no longer current (invalidated at "
+                    f"{_iso(state['invalidated_at'])}: {state['invalidation_reason']})",
+                )
             if slot is not None and state["slot"] not in (None, slot):
                 raise InvalidInput("slot", f"memory {supersedes} holds slot {state['slot']!r}, not {slot!r}")
             targets[supersedes] = state["slot"]
@@ -255,13 +332,23 @@ class Memories:
 
     def _sealer(self, field: str) -> privacy.Sealer:
         if self.policy.sealer is None:
-            raise InvalidInput(field, "this memory's original content is sealed and HINDSIGHT_ENCRYPTION_KEY "
-                                      "is not set in this server's environment")
+            raise InvalidInput(
+                field,
+                "this memory's original content is sealed and HINDSIGHT_ENCRYPTION_KEY "
+                "is not set in this server's environment",
+            )
         return self.policy.sealer
 
     async def update(
-        self, agent_id: str, memory_id: Any, *, content: Any = None, importance: Any = None,
-        metadata: Any = None, tags: Any = None, call: str = "update_memory",
+        self,
+        agent_id: str,
+        memory_id: Any,
+        *,
+        content: Any = None,
+        importance: Any = None,
+        metadata: Any = None,
+        tags: Any = None,
+        call: str = "update_memory",
     ) -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
@@ -278,9 +365,14 @@ class Memories:
             if state["sealed"] is not None:
                 original = self._sealer("memory_id").open(state["sealed"])
             p = await anyio.to_thread.run_sync(
-                self._prepare, new_content if new_content is not None else original["content"],
-                metadata if metadata is not None else original["metadata"], [],
-                state["memory_type"], state["session_id"], "from_tool" in state["flags"])
+                self._prepare,
+                new_content if new_content is not None else original["content"],
+                metadata if metadata is not None else original["metadata"],
+                [],
+                state["memory_type"],
+                state["session_id"],
+                "from_tool" in state["flags"],
+            )
             if new_content is not None:
                 vector = await self.embedder.passage(p.content)
         async with self.db.transaction("updating a memory") as tx:
@@ -288,24 +380,33 @@ class Memories:
             if new_content is not None:
                 twin = await tx.fetchval("find_exact_duplicate", agent_id, state["memory_type"], p.dedup_key)
                 if twin is not None and twin != mid:
-                    raise InvalidInput("content", f"is the same as memory {twin}; invalidate or delete one "
-                                                  "of them instead of making them equal")
+                    raise InvalidInput(
+                        "content",
+                        f"is the same as memory {twin}; invalidate or delete one of them instead of making them equal",
+                    )
             row = await tx.fetchrow(
-                "update_memory", agent_id, mid,
+                "update_memory",
+                agent_id,
+                mid,
                 p.content if new_content is not None else None,
-                content_hash(p.content) if new_content is not None else None, vector,
+                content_hash(p.content) if new_content is not None else None,
+                vector,
                 _search_text(state, p, tags),
-                importance, p.metadata if metadata is not None else None, tags,
+                importance,
+                p.metadata if metadata is not None else None,
+                tags,
                 p.dedup_key if new_content is not None else None,
-                p is not None, p.sealed if p else None,
+                p is not None,
+                p.sealed if p else None,
                 p.flags if new_content is not None else None,
             )
         if row is None:  # deleted between the check and the update
             raise NotFound("memory_id", str(mid), agent_id)
         return row_to_dict(row)
 
-    async def invalidate(self, agent_id: str, memory_id: Any, reason: Any,
-                         replaced_by: Any = None, call: str = "invalidate_memory") -> dict[str, Any]:
+    async def invalidate(
+        self, agent_id: str, memory_id: Any, reason: Any, replaced_by: Any = None, call: str = "invalidate_memory"
+    ) -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
         reason, redacted = privacy.redact(v.text("reason", reason, max_bytes=2048))
@@ -314,8 +415,11 @@ class Memories:
             raise InvalidInput("replaced_by", "must be another memory, not the one being invalidated")
         state = await self._own(agent_id, mid)
         if state["invalidated_at"] is not None:
-            raise InvalidInput("memory_id", f"memory {mid} was already invalidated at "
-                                            f"{_iso(state['invalidated_at'])} ({state['invalidation_reason']})")
+            raise InvalidInput(
+                "memory_id",
+                f"memory {mid} was already invalidated at "
+                f"{_iso(state['invalidated_at'])} ({state['invalidation_reason']})",
+            )
         if replacement is not None and await self.db.fetchrow("own_memory_state", agent_id, replacement) is None:
             raise InvalidInput("replaced_by", f"no memory with id {replacement} belongs to agent {agent_id!r}")
         async with self.db.transaction("invalidating a memory", call) as tx:
@@ -344,9 +448,17 @@ class Memories:
         return [row_to_dict(r) for r in rows]
 
     async def list(
-        self, agent_id: str, *, memory_type: Any = None, session_id: Any = None, tags: Any = None,
-        metadata: Any = None, include_shared: Any = False, include_invalidated: Any = False,
-        limit: Any = 20, offset: Any = 0,
+        self,
+        agent_id: str,
+        *,
+        memory_type: Any = None,
+        session_id: Any = None,
+        tags: Any = None,
+        metadata: Any = None,
+        include_shared: Any = False,
+        include_invalidated: Any = False,
+        limit: Any = 20,
+        offset: Any = 0,
     ) -> dict[str, Any]:
         agent_id = v.agent_id(agent_id)
         memory_type = v.memory_type(memory_type, required=False)
@@ -359,8 +471,16 @@ class Memories:
         limit = v.integer("limit", limit, 1, v.MAX_LIST_LIMIT)
         offset = v.integer("offset", offset, 0, 10_000_000)
         rows = await self.db.fetch(
-            "list_memories", agent_id, include_shared, memory_type, session_id, tags,
-            metadata, include_invalidated, limit, offset,
+            "list_memories",
+            agent_id,
+            include_shared,
+            memory_type,
+            session_id,
+            tags,
+            metadata,
+            include_invalidated,
+            limit,
+            offset,
         )
         return {"memories": [row_to_dict(r) for r in rows], "limit": limit, "offset": offset}
 
@@ -371,7 +491,9 @@ class Memories:
         if state is None:
             visible = await self.db.fetchrow("get_memory", agent_id, mid)
             if visible is not None:
-                raise InvalidInput("memory_id", f"memory {mid} is shared by agent {visible['agent_id']!r}; "
-                                                "only its owner may change it")
+                raise InvalidInput(
+                    "memory_id",
+                    f"memory {mid} is shared by agent {visible['agent_id']!r}; only its owner may change it",
+                )
             raise NotFound("memory_id", str(mid), agent_id)
         return state

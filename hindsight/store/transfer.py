@@ -14,15 +14,16 @@ import base64
 import json
 import uuid
 from collections import defaultdict
-from datetime import datetime
 from contextlib import aclosing
+from datetime import datetime
 from typing import Any
 
-from ..rules import privacy, validate as v
-from ..embedders.pipeline import embedded_batches
 from ..data.db import Database
 from ..embedders.base import Embedder
+from ..embedders.pipeline import embedded_batches
 from ..errors import InvalidInput
+from ..rules import privacy
+from ..rules import validate as v
 from ..rules.text import content_hash, indexed_text
 
 FORMAT = "hindsight-export/1"
@@ -52,10 +53,17 @@ async def export_lines(db: Database, agent_id: str) -> list[str]:
     rows = list(await db.fetch("export_memories", agent_id)) + list(await db.fetch("export_archive", agent_id))
     for m in rows:
         row = dict(m)
-        line = {"format": FORMAT, "memory_id": str(row.pop("id")), "content": row.pop("content"),
-                "timestamp": row.pop("created_at").isoformat(), "memory_type": row.pop("memory_type"),
-                "importance": row.pop("importance"), "metadata": row.pop("metadata"), "tags": row.pop("tags"),
-                "session_id": row.pop("session_id")}
+        line = {
+            "format": FORMAT,
+            "memory_id": str(row.pop("id")),
+            "content": row.pop("content"),
+            "timestamp": row.pop("created_at").isoformat(),
+            "memory_type": row.pop("memory_type"),
+            "importance": row.pop("importance"),
+            "metadata": row.pop("metadata"),
+            "tags": row.pop("tags"),
+            "session_id": row.pop("session_id"),
+        }
         row["history"] = history.pop(m["id"], [])
         if not row.get("likely_replaces"):  # written only when there is one (older exports have none)
             row.pop("likely_replaces", None)
@@ -64,8 +72,11 @@ async def export_lines(db: Database, agent_id: str) -> list[str]:
         line["restore"] = {k: _json(val) for k, val in row.items()}
         lines.append(json.dumps(line, ensure_ascii=False))
     for memory_id, rows in history.items():  # deleted memories: their trail only
-        lines.append(json.dumps({"format": FORMAT, "memory_id": str(memory_id), "deleted": True, "history": rows},
-                                ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {"format": FORMAT, "memory_id": str(memory_id), "deleted": True, "history": rows}, ensure_ascii=False
+            )
+        )
     return lines
 
 
@@ -78,11 +89,19 @@ def parse_restore(obj: dict[str, Any], lineno: int) -> dict[str, Any]:
         restore = obj.get("restore")
         if not isinstance(restore, dict):
             raise InvalidInput("restore", "must be the object export wrote")
-        out = {k: (v.timestamp(k, restore.get(k)) if k in _TIMES else
-                   v.memory_id(restore.get(k), k, required=False) if k in _IDS else
-                   base64.b64decode(restore[k]) if k in _BYTES and restore.get(k) else
-                   restore.get(k))
-               for k in set(restore) | set(_TIMES) | set(_IDS) | set(_BYTES) if k != "history"}
+        out = {
+            k: (
+                v.timestamp(k, restore.get(k))
+                if k in _TIMES
+                else v.memory_id(restore.get(k), k, required=False)
+                if k in _IDS
+                else base64.b64decode(restore[k])
+                if k in _BYTES and restore.get(k)
+                else restore.get(k)
+            )
+            for k in set(restore) | set(_TIMES) | set(_IDS) | set(_BYTES)
+            if k != "history"
+        }
         out["likely_replaces"] = [v.memory_id(i, "likely_replaces") for i in restore.get("likely_replaces") or []]
         out.update(kind="memory", memory_id=mid, history=_history(restore.get("history")))
         return out
@@ -95,15 +114,27 @@ def _history(rows: Any) -> list[dict[str, Any]]:
         raise InvalidInput("history", "must be a list")
     out = []
     for h in rows:
-        out.append({**h, "at": v.timestamp("history.at", h["at"], required=True),
-                    "related_id": v.memory_id(h.get("related_id"), "history.related_id", required=False),
-                    "expires_at": v.timestamp("history.expires_at", h.get("expires_at"))})
+        out.append(
+            {
+                **h,
+                "at": v.timestamp("history.at", h["at"], required=True),
+                "related_id": v.memory_id(h.get("related_id"), "history.related_id", required=False),
+                "expires_at": v.timestamp("history.expires_at", h.get("expires_at")),
+            }
+        )
     return out
 
 
-async def restore(db: Database, embedder: Embedder, agent_id: str, records: list[dict[str, Any]],
-                  batch_size: int = 64, progress=None, sealer: privacy.Sealer | None = None,
-                  on_conflict: str = "skip") -> dict[str, int]:
+async def restore(
+    db: Database,
+    embedder: Embedder,
+    agent_id: str,
+    records: list[dict[str, Any]],
+    batch_size: int = 64,
+    progress=None,
+    sealer: privacy.Sealer | None = None,
+    on_conflict: str = "skip",
+) -> dict[str, int]:
     """Write exported records exactly, in one transaction (supersession links may point
     forward in the file). Exported content is already redacted; a line that still holds a
     secret (written by hand) is redacted (and sealed, with a key) like any other write.
@@ -125,18 +156,29 @@ async def restore(db: Database, embedder: Embedder, agent_id: str, records: list
                 live = [(r, vec) for r, vec in zip(batch, vectors) if r["restore"]["archived_at"] is None]
                 await tx.executemany("restore_insert", [_live_row(agent_id, r, vec) for r, vec in live])
                 await tx.executemany("restore_state", [_state_row(agent_id, r) for r, _ in live])
-                await tx.executemany("restore_archive_insert", [_archived_row(agent_id, r, vec)
-                                                                for r, vec in zip(batch, vectors)
-                                                                if r["restore"]["archived_at"] is not None])
+                await tx.executemany(
+                    "restore_archive_insert",
+                    [
+                        _archived_row(agent_id, r, vec)
+                        for r, vec in zip(batch, vectors)
+                        if r["restore"]["archived_at"] is not None
+                    ],
+                )
                 if progress:
                     progress(len(batch))
-        await tx.executemany("restore_history", [_history_row(agent_id, r["restore"]["memory_id"], h)
-                                                 for r in todo for h in r["restore"]["history"]])
+        await tx.executemany(
+            "restore_history",
+            [_history_row(agent_id, r["restore"]["memory_id"], h) for r in todo for h in r["restore"]["history"]],
+        )
     if progress:
         progress(len(records) - len(memories))  # lines skipped, and deleted memories' trails
     replaced = len(present) if on_conflict == "replace" else 0
-    return {"imported": len(memories), "skipped": len(records) - len(todo), "replaced": replaced,
-            "trails": len(todo) - len(memories)}
+    return {
+        "imported": len(memories),
+        "skipped": len(records) - len(todo),
+        "replaced": replaced,
+        "trails": len(todo) - len(memories),
+    }
 
 
 def _private(r: dict[str, Any], sealer: privacy.Sealer | None) -> dict[str, Any]:
@@ -152,12 +194,34 @@ def _private(r: dict[str, Any], sealer: privacy.Sealer | None) -> dict[str, Any]
 def _columns(agent_id: str, r: dict[str, Any], vec) -> tuple:
     """The columns memories and memories_archive share, in restore_insert's order."""
     x = r["restore"]
-    return (agent_id, x["memory_id"], r["session_id"], r["memory_type"], r["content"], content_hash(r["content"]),
-            vec, indexed_text(r["content"], r["metadata"], r["tags"]), r["metadata"], r["tags"], r["importance"],
-            r["created_at"], x["stored_at"], x["updated_at"], x["expires_at"], x["invalidated_at"],
-            x.get("invalidation_reason"), x["invalidated_by"], bool(x.get("shared")), x["dedup_key"], x.get("slot"),
-            x.get("flags") or [], x["sealed"], x.get("strength", 1.0), x.get("reinforce_count", 0),
-            x["consolidated_into"])
+    return (
+        agent_id,
+        x["memory_id"],
+        r["session_id"],
+        r["memory_type"],
+        r["content"],
+        content_hash(r["content"]),
+        vec,
+        indexed_text(r["content"], r["metadata"], r["tags"]),
+        r["metadata"],
+        r["tags"],
+        r["importance"],
+        r["created_at"],
+        x["stored_at"],
+        x["updated_at"],
+        x["expires_at"],
+        x["invalidated_at"],
+        x.get("invalidation_reason"),
+        x["invalidated_by"],
+        bool(x.get("shared")),
+        x["dedup_key"],
+        x.get("slot"),
+        x.get("flags") or [],
+        x["sealed"],
+        x.get("strength", 1.0),
+        x.get("reinforce_count", 0),
+        x["consolidated_into"],
+    )
 
 
 def _live_row(agent_id: str, r: dict[str, Any], vec) -> tuple:
@@ -171,11 +235,30 @@ def _state_row(agent_id: str, r: dict[str, Any]) -> tuple:
 
 def _archived_row(agent_id: str, r: dict[str, Any], vec) -> tuple:
     x = r["restore"]
-    return (*_columns(agent_id, r, vec), x.get("decay_score", 1.0), x.get("access_count", 0), x["last_accessed"],
-            x.get("doc_len", 0), x["archived_at"], x.get("archive_reason") or "restored")
+    return (
+        *_columns(agent_id, r, vec),
+        x.get("decay_score", 1.0),
+        x.get("access_count", 0),
+        x["last_accessed"],
+        x.get("doc_len", 0),
+        x["archived_at"],
+        x.get("archive_reason") or "restored",
+    )
 
 
 def _history_row(agent_id: str, memory_id: Any, h: dict[str, Any]) -> tuple:
-    return (agent_id, memory_id, h["action"], h["at"], h["call"], h.get("reason"), h["related_id"],
-            h.get("memory_type"), h.get("content"), h.get("metadata"), h.get("importance"), h.get("slot"),
-            h["expires_at"])
+    return (
+        agent_id,
+        memory_id,
+        h["action"],
+        h["at"],
+        h["call"],
+        h.get("reason"),
+        h["related_id"],
+        h.get("memory_type"),
+        h.get("content"),
+        h.get("metadata"),
+        h.get("importance"),
+        h.get("slot"),
+        h["expires_at"],
+    )

@@ -14,8 +14,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..errors import HindsightError, InvalidInput, NotFound
 from ..rules import validate as v
-from ..errors import ConfigError, HindsightError, InvalidInput, NotFound
 from ..upkeep.maintenance import restore
 from . import data, views
 from .html import href, layout
@@ -30,8 +30,8 @@ class NotAllowed(Forbidden):
 
 @dataclass
 class Ui:
-    agent: str                             # the agent this UI acts for by default
-    allowed: frozenset[str] | None         # who else it may show; None: any
+    agent: str  # the agent this UI acts for by default
+    allowed: frozenset[str] | None  # who else it may show; None: any
     services: data.Services | None = None  # opened by the lifespan (or handed in by a test)
 
     @classmethod
@@ -44,8 +44,11 @@ class Ui:
 
 def create_app(ui: Ui, *, token: str, port: int, lifespan: Any = None) -> Gate:
     routes = [
-        Route("/", _page(overview)), Route("/search", _page(search)), Route("/memories", _page(memories)),
-        Route("/memory/{id}", _page(memory)), Route("/conflicts", _page(conflicts)),
+        Route("/", _page(overview)),
+        Route("/search", _page(search)),
+        Route("/memories", _page(memories)),
+        Route("/memory/{id}", _page(memory)),
+        Route("/conflicts", _page(conflicts)),
         Route("/archive", _page(archive)),
         Route("/memory/{id}/reveal", _change(reveal), methods=["POST"]),
         Route("/memory/{id}/forget", _change(forget), methods=["POST"]),
@@ -54,13 +57,13 @@ def create_app(ui: Ui, *, token: str, port: int, lifespan: Any = None) -> Gate:
         Route("/conflict/dismiss", _change(dismiss), methods=["POST"]),
         Route("/archive/{id}/restore", _change(restore_one), methods=["POST"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan,
-                    exception_handlers={HindsightError: _failed, Forbidden: _failed})
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={HindsightError: _failed, Forbidden: _failed})
     app.state.ui = ui
     return Gate(app, token=token, port=port)
 
 
 # Plumbing ------------------------------------------------------------------------------
+
 
 def _ui(request: Request) -> Ui:
     return request.app.state.ui
@@ -70,39 +73,48 @@ def _ctx(request: Request, params: Any) -> views.Ctx:
     ui = _ui(request)
     agent = params.get("agent") or ui.agent
     if ui.allowed is not None and agent not in ui.allowed:
-        raise NotAllowed(f"Agent {agent!r} is not allowed here: this UI acts for {ui.agent!r} and the agents "
-                         "HINDSIGHT_ALLOWED_AGENTS names.")
+        raise NotAllowed(
+            f"Agent {agent!r} is not allowed here: this UI acts for {ui.agent!r} and the agents "
+            "HINDSIGHT_ALLOWED_AGENTS names."
+        )
     v.agent_id(agent)
     return views.Ctx(agent, ui.services.tz, datetime.now(timezone.utc), request.state.csrf)
 
 
-async def _render(request: Request, c: views.Ctx, title: str, current: str, body: Any, status: int = 200,
-                  notice: str | None = None) -> HTMLResponse:
+async def _render(
+    request: Request, c: views.Ctx, title: str, current: str, body: Any, status: int = 200, notice: str | None = None
+) -> HTMLResponse:
     ui = _ui(request)
     if ui.allowed is None:
         agents = sorted(set(await data.agents(ui.services.db)) | {ui.agent, c.agent})
     else:
         agents = sorted(ui.allowed)
-    html = layout(title=title, body=body, nonce=request.state.nonce, agent=c.agent, agents=agents,
-                  current=current, notice=notice)
+    html = layout(
+        title=title, body=body, nonce=request.state.nonce, agent=c.agent, agents=agents, current=current, notice=notice
+    )
     return HTMLResponse(html, status_code=status)
 
 
 def _page(view: Callable) -> Callable:
     """A GET page: context from the query string, a notice after a redirect."""
+
     async def endpoint(request: Request) -> Response:
         c = _ctx(request, request.query_params)
         title, current, body, status = await view(request, c)
-        return await _render(request, c, title, current, body, status,
-                             notice=views.DONE.get(request.query_params.get("done", "")))
+        return await _render(
+            request, c, title, current, body, status, notice=views.DONE.get(request.query_params.get("done", ""))
+        )
+
     return endpoint
 
 
 def _change(action: Callable) -> Callable:
     """A POST: the CSRF token checked before anything else, then the action."""
+
     async def endpoint(request: Request) -> Response:
         form = await checked_form(request)
         return await action(request, _ctx(request, form), form)
+
     return endpoint
 
 
@@ -111,18 +123,30 @@ def _back(c: views.Ctx, path: str, done: str) -> RedirectResponse:
 
 
 async def _failed(request: Request, exc: Exception) -> Response:
-    status = 403 if isinstance(exc, Forbidden) else 404 if isinstance(exc, NotFound) \
-        else 400 if isinstance(exc, InvalidInput) else 503
+    status = (
+        403
+        if isinstance(exc, Forbidden)
+        else 404
+        if isinstance(exc, NotFound)
+        else 400
+        if isinstance(exc, InvalidInput)
+        else 503
+    )
     ui = _ui(request)
     agent = ui.agent
-    c = views.Ctx(agent, ui.services.tz if ui.services else timezone.utc, datetime.now(timezone.utc),
-                  getattr(request.state, "csrf", ""))
+    c = views.Ctx(
+        agent,
+        ui.services.tz if ui.services else timezone.utc,
+        datetime.now(timezone.utc),
+        getattr(request.state, "csrf", ""),
+    )
     body = views.error(status, str(exc))
     html = layout(title="Error", body=body, nonce=request.state.nonce, agent=c.agent, agents=[agent], current="")
     return HTMLResponse(html, status_code=status)
 
 
 # Pages ---------------------------------------------------------------------------------
+
 
 async def overview(request: Request, c: views.Ctx) -> tuple:
     d = await data.overview(_ui(request).services, c.agent, c.now)
@@ -143,8 +167,7 @@ async def search(request: Request, c: views.Ctx) -> tuple:
 
 def _recall_options(form: dict[str, str], c: views.Ctx) -> dict[str, Any]:
     """The search form as retrieve_memory's arguments. Times without a zone are in the UI's."""
-    opts: dict[str, Any] = {"top_k": _whole("top_k", form["top_k"] or "10"),
-                            "include_shared": bool(form["shared"])}
+    opts: dict[str, Any] = {"top_k": _whole("top_k", form["top_k"] or "10"), "include_shared": bool(form["shared"])}
     if form["type"]:
         opts["memory_type"] = form["type"]
     start, end = _moment("from", form["start"], c), _moment("until", form["end"], c)
@@ -184,8 +207,12 @@ async def memories(request: Request, c: views.Ctx) -> tuple:
     q: QueryParams = request.query_params
     memory_type, everything = q.get("type") or None, bool(q.get("all"))
     listing = await _ui(request).services.memories.list(
-        c.agent, memory_type=memory_type, include_invalidated=everything, limit=50,
-        offset=_whole("offset", q.get("offset") or "0"))
+        c.agent,
+        memory_type=memory_type,
+        include_invalidated=everything,
+        limit=50,
+        offset=_whole("offset", q.get("offset") or "0"),
+    )
     return "Memories", "memories", views.memories(c, listing, memory_type or "", everything), 200
 
 
@@ -199,6 +226,7 @@ async def archive(request: Request, c: views.Ctx) -> tuple:
 
 
 # Changes -------------------------------------------------------------------------------
+
 
 async def reveal(request: Request, c: views.Ctx, form: dict[str, str]) -> Response:
     p = await data.memory_page(_ui(request).services, c.agent, request.path_params["id"], reveal=True)
@@ -215,8 +243,9 @@ async def forget(request: Request, c: views.Ctx, form: dict[str, str]) -> Respon
 
 async def invalidate(request: Request, c: views.Ctx, form: dict[str, str]) -> Response:
     mid = request.path_params["id"]
-    await _ui(request).services.memories.invalidate(c.agent, mid, form.get("reason"),
-                                                    form.get("replaced_by", "").strip() or None, call=CALL)
+    await _ui(request).services.memories.invalidate(
+        c.agent, mid, form.get("reason"), form.get("replaced_by", "").strip() or None, call=CALL
+    )
     return _back(c, f"/memory/{mid}", "invalidated")
 
 

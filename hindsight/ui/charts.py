@@ -27,8 +27,14 @@ def _nice_max(value: int) -> int:
         step *= 10
 
 
-def bars(title: str, labels: list[str], series: list[Series], *, label_every: int = 1,
-         marker: tuple[float, str] | None = None) -> Safe:
+def bars(
+    title: str,
+    labels: list[str],
+    series: list[Series],
+    *,
+    label_every: int = 1,
+    marker: tuple[float, str] | None = None,
+) -> Safe:
     """Stacked bars, one per label. `marker`: (x position in bars, text) draws a dashed line."""
     n = max(len(labels), 1)
     top = _nice_max(max([sum(s.values[i] for s in series) for i in range(len(labels))] + [1]))
@@ -42,27 +48,73 @@ def bars(title: str, labels: list[str], series: list[Series], *, label_every: in
             v = s.values[i]
             if v:
                 y0 = TOP + plot_h * (1 - (base + v) / top)
-                parts.append(fmt('<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{c}"><title>{t}</title></rect>',
-                                 x=f"{x:.1f}", y=f"{y0:.1f}", w=f"{slot * 0.76:.1f}",
-                                 h=f"{plot_h * v / top:.1f}", c=s.color, t=f"{label}: {v} {s.name}"))
+                parts.append(
+                    fmt(
+                        '<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{c}"><title>{t}</title></rect>',
+                        x=f"{x:.1f}",
+                        y=f"{y0:.1f}",
+                        w=f"{slot * 0.76:.1f}",
+                        h=f"{plot_h * v / top:.1f}",
+                        c=s.color,
+                        t=f"{label}: {v} {s.name}",
+                    )
+                )
             base += v
         if i % label_every == 0 or i == n - 1:
-            parts.append(fmt('<text x="{x}" y="{y}" font-size="13" text-anchor="middle" fill="#5b6475">{t}</text>',
-                             x=f"{LEFT + (i + 0.5) * slot:.1f}", y=HEIGHT - BOTTOM + 15, t=label))
+            parts.append(
+                fmt(
+                    '<text x="{x}" y="{y}" font-size="13" text-anchor="middle" fill="#5b6475">{t}</text>',
+                    x=f"{LEFT + (i + 0.5) * slot:.1f}",
+                    y=HEIGHT - BOTTOM + 15,
+                    t=label,
+                )
+            )
     if marker is not None:
         mx = LEFT + marker[0] * slot
-        parts.append(fmt('<line x1="{x}" x2="{x}" y1="{t}" y2="{b}" stroke="#b3261e" stroke-dasharray="4 3"/>'
-                         '<text x="{tx}" y="{ty}" font-size="13" fill="#b3261e">{label}</text>',
-                         x=f"{mx:.1f}", t=TOP - 4, b=TOP + plot_h, tx=f"{mx + 4:.1f}", ty=TOP + 8, label=marker[1]))
-    axis = fmt('<line x1="{l}" x2="{r}" y1="{b}" y2="{b}" stroke="#b9c1cf"/>'
-               '<line x1="{l}" x2="{r}" y1="{t}" y2="{t}" stroke="#eef1f6"/>'
-               '<text x="{tx}" y="{ty}" font-size="13" text-anchor="end" fill="#5b6475">{top}</text>'
-               '<text x="{tx}" y="{b}" font-size="13" text-anchor="end" fill="#5b6475">0</text>',
-               l=LEFT, r=WIDTH - RIGHT, b=TOP + plot_h, t=TOP, tx=LEFT - 6, ty=TOP + 4, top=top)
-    legend = join(fmt('<rect x="{x}" y="4" width="10" height="10" fill="{c}"/>'
-                      '<text x="{tx}" y="13" font-size="13" fill="#1d2330">{name}</text>',
-                      x=LEFT + 130 * k, tx=LEFT + 130 * k + 14, c=s.color, name=s.name)
-                  for k, s in enumerate(series) if len(series) > 1)
-    return fmt('<svg viewBox="0 0 {w} {h}" role="img" aria-label="{title}" xmlns="http://www.w3.org/2000/svg">'
-               '<title>{title}</title>{legend}{axis}{parts}</svg>',
-               w=WIDTH, h=HEIGHT, title=title, legend=legend, axis=axis, parts=join(parts))
+        parts.append(
+            fmt(
+                '<line x1="{x}" x2="{x}" y1="{t}" y2="{b}" stroke="#b3261e" stroke-dasharray="4 3"/>'
+                '<text x="{tx}" y="{ty}" font-size="13" fill="#b3261e">{label}</text>',
+                x=f"{mx:.1f}",
+                t=TOP - 4,
+                b=TOP + plot_h,
+                tx=f"{mx + 4:.1f}",
+                ty=TOP + 8,
+                label=marker[1],
+            )
+        )
+    axis = fmt(
+        '<line x1="{l}" x2="{r}" y1="{b}" y2="{b}" stroke="#b9c1cf"/>'
+        '<line x1="{l}" x2="{r}" y1="{t}" y2="{t}" stroke="#eef1f6"/>'
+        '<text x="{tx}" y="{ty}" font-size="13" text-anchor="end" fill="#5b6475">{top}</text>'
+        '<text x="{tx}" y="{b}" font-size="13" text-anchor="end" fill="#5b6475">0</text>',
+        l=LEFT,
+        r=WIDTH - RIGHT,
+        b=TOP + plot_h,
+        t=TOP,
+        tx=LEFT - 6,
+        ty=TOP + 4,
+        top=top,
+    )
+    legend = join(
+        fmt(
+            '<rect x="{x}" y="4" width="10" height="10" fill="{c}"/>'
+            '<text x="{tx}" y="13" font-size="13" fill="#1d2330">{name}</text>',
+            x=LEFT + 130 * k,
+            tx=LEFT + 130 * k + 14,
+            c=s.color,
+            name=s.name,
+        )
+        for k, s in enumerate(series)
+        if len(series) > 1
+    )
+    return fmt(
+        '<svg viewBox="0 0 {w} {h}" role="img" aria-label="{title}" xmlns="http://www.w3.org/2000/svg">'
+        "<title>{title}</title>{legend}{axis}{parts}</svg>",
+        w=WIDTH,
+        h=HEIGHT,
+        title=title,
+        legend=legend,
+        axis=axis,
+        parts=join(parts),
+    )

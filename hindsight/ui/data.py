@@ -9,15 +9,15 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-from ..rules import validate as v
 from ..data.db import Database
 from ..errors import InvalidInput, NotFound
-from ..upkeep.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY
-from ..store.memories import Memories, row_to_dict
 from ..recall.search import Recall
+from ..rules import validate as v
+from ..store.memories import Memories, row_to_dict
+from ..upkeep.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY
 
-DAYS = 30            # activity looks back this far; the forecast looks ahead as far
-SOONEST = 8          # memories named in "fading next"
+DAYS = 30  # activity looks back this far; the forecast looks ahead as far
+SOONEST = 8  # memories named in "fading next"
 RUNS = 5
 CONFLICTS = 100
 ARCHIVE_PAGE = 50
@@ -26,6 +26,7 @@ ARCHIVE_PAGE = 50
 @dataclass
 class Services:
     """What the pages need, opened once for the process (or by a test)."""
+
     db: Database
     memories: Memories
     recall: Recall
@@ -44,7 +45,9 @@ async def overview(s: Services, agent: str, now: datetime) -> dict[str, Any]:
     for r in await s.db.fetch("stats_decay_histogram", agent):
         histogram[r["bucket"]] = r["n"]
     return {
-        "states": states, "archived": archived, "histogram": histogram,
+        "states": states,
+        "archived": archived,
+        "histogram": histogram,
         "activity": await activity(s, agent, now),
         "forecast": await forecast(s, agent, now),
         "conflicts": len(await s.db.fetch("ui_open_conflicts", agent, CONFLICTS)),
@@ -99,8 +102,13 @@ async def memory_page(s: Services, agent: str, memory_id: Any, reveal: bool = Fa
         history = []
     if memory is None and not history:
         raise NotFound("memory_id", str(mid), agent)
-    out: dict[str, Any] = {"id": str(mid), "memory": memory, "where": where if memory else "forgotten",
-                           "history": history, "own": memory is None or memory["agent_id"] == agent}
+    out: dict[str, Any] = {
+        "id": str(mid),
+        "memory": memory,
+        "where": where if memory else "forgotten",
+        "history": history,
+        "own": memory is None or memory["agent_id"] == agent,
+    }
     out.update(await _links(s, agent, mid, memory if out["own"] else None))
     return out
 
@@ -133,12 +141,17 @@ async def dismiss_conflict(s: Services, agent: str, new_id: Any, old_id: Any) ->
     async with s.db.transaction("dismissing a possible conflict") as tx:
         await tx.fetchrow("begin_write", agent, "ui", "dismissed a possible conflict")
         if await tx.fetchval("ui_dismiss_conflict", agent, new, old) is None:
-            raise InvalidInput("old_id", f"memory {new} of agent {agent!r} does not name {old} "
-                                         "as a memory it likely replaces")
+            raise InvalidInput(
+                "old_id", f"memory {new} of agent {agent!r} does not name {old} as a memory it likely replaces"
+            )
 
 
 async def archive(s: Services, agent: str, offset: int) -> dict[str, Any]:
     offset = v.integer("offset", offset, 0, 10_000_000)
     rows = await s.db.fetch("ui_archive_list", agent, ARCHIVE_PAGE, offset)
-    return {"rows": [row_to_dict(r) for r in rows], "total": await s.db.fetchval("ui_archive_count", agent),
-            "offset": offset, "page": ARCHIVE_PAGE}
+    return {
+        "rows": [row_to_dict(r) for r in rows],
+        "total": await s.db.fetchval("ui_archive_count", agent),
+        "offset": offset,
+        "page": ARCHIVE_PAGE,
+    }

@@ -22,7 +22,7 @@ CHANNELS = {
 }
 
 FLAGS = {
-    "absolute": "a sweeping claim (\"never\", \"always\"): started weaker",
+    "absolute": 'a sweeping claim ("never", "always"): started weaker',
     "needs_review": "unconfirmed: the guard asks a person to look at it",
     "instruction_like": "it reads like instructions to a model: kept as data, never obeyed",
     "low_trust": "low trust: recall ranks it at 0.85",
@@ -70,8 +70,11 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
     lines = [
         ("dense", p.get("dense", 0.0), "closeness in meaning, scaled so the closest candidate is 1"),
         ("keyword", p.get("keyword", 0.0), "word match (BM25) relative to the best word match"),
-        ("relevance", p.get("relevance", 0.0),
-         f"= {W.alpha:g} × dense + {1 - W.alpha:g} × keyword: how well it answers the query"),
+        (
+            "relevance",
+            p.get("relevance", 0.0),
+            f"= {W.alpha:g} × dense + {1 - W.alpha:g} × keyword: how well it answers the query",
+        ),
     ]
     if "time" in p:
         lines.append(("time", p["time"], "boost: inside the time the query names"))

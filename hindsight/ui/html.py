@@ -50,20 +50,39 @@ def short(text: str | None, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-NAV = (("overview", "/", "Overview"), ("search", "/search", "Search"), ("memories", "/memories", "Memories"),
-       ("conflicts", "/conflicts", "Conflicts"), ("archive", "/archive", "Archive"))
+NAV = (
+    ("overview", "/", "Overview"),
+    ("search", "/search", "Search"),
+    ("memories", "/memories", "Memories"),
+    ("conflicts", "/conflicts", "Conflicts"),
+    ("archive", "/archive", "Archive"),
+)
 
 
-def layout(*, title: str, body: Safe, nonce: str, agent: str, agents: list[str], current: str,
-           notice: str | None = None) -> str:
-    links = join(fmt('<a href="{url}"{cls}>{label}</a>', url=href(path, agent=agent), label=label,
-                     cls=Safe(' class="here" aria-current="page"' if key == current else ""))
-                 for key, path, label in NAV)
-    options = join(fmt('<option value="{a}"{sel}>{a}</option>', a=a, sel=Safe(" selected" if a == agent else ""))
-                   for a in agents)
-    switch = fmt('<form class="agent" method="get" action="/"><label>agent <select name="agent">{options}'
-                 '</select></label> <button type="submit">switch</button></form>', options=options) \
-        if len(agents) > 1 else fmt('<span class="agent">agent <b>{agent}</b></span>', agent=agent)
+def layout(
+    *, title: str, body: Safe, nonce: str, agent: str, agents: list[str], current: str, notice: str | None = None
+) -> str:
+    links = join(
+        fmt(
+            '<a href="{url}"{cls}>{label}</a>',
+            url=href(path, agent=agent),
+            label=label,
+            cls=Safe(' class="here" aria-current="page"' if key == current else ""),
+        )
+        for key, path, label in NAV
+    )
+    options = join(
+        fmt('<option value="{a}"{sel}>{a}</option>', a=a, sel=Safe(" selected" if a == agent else "")) for a in agents
+    )
+    switch = (
+        fmt(
+            '<form class="agent" method="get" action="/"><label>agent <select name="agent">{options}'
+            '</select></label> <button type="submit">switch</button></form>',
+            options=options,
+        )
+        if len(agents) > 1
+        else fmt('<span class="agent">agent <b>{agent}</b></span>', agent=agent)
+    )
     shown = fmt('<p class="notice" role="status">{n}</p>', n=notice) if notice else Safe("")
     return fmt(PAGE, title=title, nonce=nonce, css=Safe(CSS), links=links, switch=switch, notice=shown, body=body)
 

@@ -31,8 +31,10 @@ class Forbidden(Exception):
 
 
 def policy(nonce: str) -> str:
-    return (f"default-src 'none'; style-src 'nonce-{nonce}'; img-src data:; form-action 'self'; "
-            "base-uri 'none'; frame-ancestors 'none'")
+    return (
+        f"default-src 'none'; style-src 'nonce-{nonce}'; img-src data:; form-action 'self'; "
+        "base-uri 'none'; frame-ancestors 'none'"
+    )
 
 
 class Gate:
@@ -69,8 +71,11 @@ class Gate:
         session = _cookie(headers, self.cookie)
         known = session is not None and session in self.sessions
         given = QueryParams(scope.get("query_string", b"").decode("latin-1")).get("token")
-        if given is not None and secrets.compare_digest(given.encode(), self.token.encode()) \
-                and scope["method"] in SAFE_METHODS:
+        if (
+            given is not None
+            and secrets.compare_digest(given.encode(), self.token.encode())
+            and scope["method"] in SAFE_METHODS
+        ):
             raise _Redirect(scope, None if known else self._open())
         if not known:
             raise Forbidden("This page needs the token: open the URL that `hindsight ui` printed.")
@@ -90,8 +95,11 @@ class _Redirect(Exception):
     """To the same page without ?token=, opening a session when one is given."""
 
     def __init__(self, scope: dict, cookie: tuple[str, str] | None):
-        query = [(k, val) for k, val in parse_qsl(scope.get("query_string", b"").decode("latin-1"),
-                                                  keep_blank_values=True) if k != "token"]
+        query = [
+            (k, val)
+            for k, val in parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+            if k != "token"
+        ]
         self.response = RedirectResponse(scope["path"] + ("?" + urlencode(query) if query else ""), 303)
         if cookie is not None:
             self.response.set_cookie(cookie[0], cookie[1], httponly=True, samesite="strict", path="/")
@@ -114,10 +122,15 @@ def _origin(headers: Headers) -> str | None:
 
 
 def _secured(send: Any, nonce: str) -> Any:
-    extra = [(b"content-security-policy", policy(nonce).encode()), (b"x-frame-options", b"DENY"),
-             (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"same-origin"),
-             (b"cache-control", b"no-store"), (b"cross-origin-opener-policy", b"same-origin"),
-             (b"cross-origin-resource-policy", b"same-origin")]
+    extra = [
+        (b"content-security-policy", policy(nonce).encode()),
+        (b"x-frame-options", b"DENY"),
+        (b"x-content-type-options", b"nosniff"),
+        (b"referrer-policy", b"same-origin"),
+        (b"cache-control", b"no-store"),
+        (b"cross-origin-opener-policy", b"same-origin"),
+        (b"cross-origin-resource-policy", b"same-origin"),
+    ]
 
     async def wrapped(message: dict) -> None:
         if message["type"] == "http.response.start":
@@ -128,8 +141,10 @@ def _secured(send: Any, nonce: str) -> Any:
 
 
 def _refuse(why: str) -> HTMLResponse:
-    return HTMLResponse(f'<!doctype html><meta charset="utf-8"><title>403 · hindsight</title>'
-                        f"<h1>403 Forbidden</h1><p>{why}</p>", status_code=403)
+    return HTMLResponse(
+        f'<!doctype html><meta charset="utf-8"><title>403 · hindsight</title><h1>403 Forbidden</h1><p>{why}</p>',
+        status_code=403,
+    )
 
 
 async def checked_form(request: Request) -> dict[str, str]:

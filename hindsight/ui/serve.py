@@ -13,16 +13,18 @@ import webbrowser
 
 import uvicorn
 
-from ..data import bootstrap
-from ..rules import validate as v
 from ..config import Settings
+from ..data import bootstrap
 from ..data.db import Database
-from ..embedders.base import AsyncEmbedder, create as create_embedder
+from ..embedders.base import AsyncEmbedder
+from ..embedders.base import create as create_embedder
 from ..errors import ConfigError, InvalidInput
-from ..store.memories import Memories, WritePolicy
 from ..recall.search import Recall
+from ..rules import validate as v
+from ..store.memories import Memories, WritePolicy
 from .app import Ui, create_app
 from .data import Services
+
 
 def run(settings: Settings, *, port: int = 0, open_browser: bool = True, agent: str | None = None) -> int:
     ui = Ui.from_settings(settings)  # the agent this process acts for, and whom else it may show
@@ -31,8 +33,10 @@ def run(settings: Settings, *, port: int = 0, open_browser: bool = True, agent: 
     except InvalidInput as exc:
         raise ConfigError(str(exc)) from None
     if ui.allowed is not None and ui.agent not in ui.allowed:
-        raise ConfigError(f"--agent {ui.agent!r}: this process acts for {settings.agent_id!r} "
-                          "(HINDSIGHT_AGENT_ID); name another agent in HINDSIGHT_ALLOWED_AGENTS to show it")
+        raise ConfigError(
+            f"--agent {ui.agent!r}: this process acts for {settings.agent_id!r} "
+            "(HINDSIGHT_AGENT_ID); name another agent in HINDSIGHT_ALLOWED_AGENTS to show it"
+        )
     sock = listen(port)
     with contextlib.redirect_stdout(sys.stderr):  # stdout carries the URL only
         url = bootstrap.prepare(settings)
@@ -65,8 +69,9 @@ def listen(port: int) -> socket.socket:
         sock.bind(("127.0.0.1", port))
     except OSError as exc:
         sock.close()
-        raise ConfigError(f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror}); "
-                          "pick another port, or 0 for a free one") from None
+        raise ConfigError(
+            f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror}); pick another port, or 0 for a free one"
+        ) from None
     sock.listen(128)
     return sock
 
@@ -77,11 +82,21 @@ async def _serve(settings: Settings, url: str, ui: Ui, sock: socket.socket, open
     embedder = AsyncEmbedder(create_embedder(settings))
     db = await Database.open(url, max_size=4)
     try:
-        ui.services = Services(db, Memories(db, embedder, WritePolicy.from_settings(settings)),
-                               Recall(db, embedder, tz=settings.zone()), settings.zone())
-        config = uvicorn.Config(create_app(ui, token=token, port=port), lifespan="off", log_config=None,
-                                access_log=False, proxy_headers=False, server_header=False,
-                                timeout_graceful_shutdown=5)
+        ui.services = Services(
+            db,
+            Memories(db, embedder, WritePolicy.from_settings(settings)),
+            Recall(db, embedder, tz=settings.zone()),
+            settings.zone(),
+        )
+        config = uvicorn.Config(
+            create_app(ui, token=token, port=port),
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            timeout_graceful_shutdown=5,
+        )
         server = _Server(config)
         serving = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started and not serving.done():
@@ -89,8 +104,12 @@ async def _serve(settings: Settings, url: str, ui: Ui, sock: socket.socket, open
         if server.started:
             address = f"http://127.0.0.1:{port}/?token={token}"
             print(address, flush=True)
-            print(f"hindsight ui: serving agent {ui.agent!r} at http://127.0.0.1:{port}/ "
-                  "(open the URL with the token printed on stdout; Ctrl-C stops)", file=sys.stderr, flush=True)
+            print(
+                f"hindsight ui: serving agent {ui.agent!r} at http://127.0.0.1:{port}/ "
+                "(open the URL with the token printed on stdout; Ctrl-C stops)",
+                file=sys.stderr,
+                flush=True,
+            )
             if open_browser and not await asyncio.to_thread(webbrowser.open, address):
                 print("hindsight ui: no browser found; open the URL yourself", file=sys.stderr, flush=True)
         await serving

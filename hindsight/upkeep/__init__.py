@@ -1,3 +1,3 @@
-"""The nightly job: decay, retention, archive and consolidation, re-embedding, and the APScheduler schedule.
-May import store, data, embedders and rules; never a face.
+"""The nightly job: decay, retention, archive, consolidation, re-embedding, the schedule.
+Imports store, data, embedders and rules; never a face.
 """

@@ -16,17 +16,18 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..rules import consolidation, policy, scoring, validate as v
 from ..data import queries
 from ..data.db import Database, translated
 from ..errors import InvalidInput, NotFound
+from ..rules import consolidation, policy, scoring
+from ..rules import validate as v
 from ..store.memories import Memories
 
 log = logging.getLogger(__name__)
 
-DECAY_LAMBDA = 0.05              # per day: a half-life of about 14 days at importance 2
+DECAY_LAMBDA = 0.05  # per day: a half-life of about 14 days at importance 2
 MIN_RECALL_DECAY = scoring.RECALL_CUT  # recall's default min_decay_score: below it a memory sinks
-PAGES_PER_BATCH = 2000           # decay commits every this many heap pages
+PAGES_PER_BATCH = 2000  # decay commits every this many heap pages
 ARCHIVE_BATCH = 5000
 
 
@@ -56,8 +57,12 @@ class Maintenance:
                 return report
             try:
                 run_id = await self.db.fetchval("run_start", now, dry_run, trigger, "running")
-                report: dict[str, Any] = {"run": run_id, "as_of": now.isoformat(), "dry_run": dry_run,
-                                          "config": _config_json(self.config)}
+                report: dict[str, Any] = {
+                    "run": run_id,
+                    "as_of": now.isoformat(),
+                    "dry_run": dry_run,
+                    "config": _config_json(self.config),
+                }
                 try:
                     before = dict(await self.db.fetchrow("counts"))
                     started = time.perf_counter()
@@ -66,9 +71,12 @@ class Maintenance:
                     report["consolidation"] = await self.consolidate(now, dry_run)
                     after = dict(await self.db.fetchrow("counts"))
                     created = report["consolidation"].get("created", 0)
-                    report["counts"] = {"before": before, "after": after,
-                                        "reconciled": before["live"] + before["archived"] + created
-                                        == after["live"] + after["archived"]}
+                    report["counts"] = {
+                        "before": before,
+                        "after": after,
+                        "reconciled": before["live"] + before["archived"] + created
+                        == after["live"] + after["archived"],
+                    }
                     report["seconds"] = round(time.perf_counter() - started, 2)
                     report["status"] = "succeeded"
                     await self.db.fetchval("run_finish", run_id, "succeeded", report, None)
@@ -83,8 +91,12 @@ class Maintenance:
         lam = self.config.decay_lambda
         preview = dict(await self.db.fetchrow("decay_preview", now, lam, MIN_RECALL_DECAY))
         if dry_run:
-            return {"would_change": preview["changed"], "sinking_below": preview["sinking"],
-                    "recovering": preview["recovering"], "threshold": MIN_RECALL_DECAY}
+            return {
+                "would_change": preview["changed"],
+                "sinking_below": preview["sinking"],
+                "recovering": preview["recovering"],
+                "threshold": MIN_RECALL_DECAY,
+            }
         started = time.perf_counter()
         pages = await self.db.fetchval("table_pages")
         step = self.config.pages_per_batch
@@ -94,8 +106,14 @@ class Maintenance:
             for first in range(0, pages + 1, step):
                 status = await conn.execute(sql, now, lam, (first, 0), (first + step, 0))
                 changed += int(status.split()[-1])
-        return {"changed": changed, "sank_below": preview["sinking"], "recovered": preview["recovering"],
-                "threshold": MIN_RECALL_DECAY, "pages": pages, "seconds": round(time.perf_counter() - started, 2)}
+        return {
+            "changed": changed,
+            "sank_below": preview["sinking"],
+            "recovered": preview["recovering"],
+            "threshold": MIN_RECALL_DECAY,
+            "pages": pages,
+            "seconds": round(time.perf_counter() - started, 2),
+        }
 
     async def archive(self, now: datetime, dry_run: bool) -> dict[str, Any]:
         after = self.config.archive_superseded_after
@@ -121,21 +139,29 @@ class Maintenance:
         found, created, reinforced, sources = [], 0, 0, 0
         for agent in agents:
             rows = await self.db.fetch("consolidation_candidates", agent, *window, consolidation.MAX_CANDIDATES)
-            for cluster in consolidation.clusters(rows, self.config.consolidate_threshold,
-                                                  self.config.consolidate_min_size):
+            for cluster in consolidation.clusters(
+                rows, self.config.consolidate_threshold, self.config.consolidate_min_size
+            ):
                 summary = consolidation.summarise(cluster)
                 found.append({"agent_id": agent, "size": len(cluster.members), "content": summary.content})
                 if dry_run or self.memories is None:
                     continue
                 result = await self.memories.store(
-                    agent, summary.content, memory_type="semantic", importance=summary.importance,
-                    metadata=summary.metadata, call="maintain", reason="consolidation")
+                    agent,
+                    summary.content,
+                    memory_type="semantic",
+                    importance=summary.importance,
+                    metadata=summary.metadata,
+                    call="maintain",
+                    reason="consolidation",
+                )
                 created += result["status"] == "created"
                 reinforced += result["status"] == "duplicate"
                 new_id = result["id"]
                 async with self.db.transaction("consolidating", "maintain", "consolidated") as tx:
-                    status = await tx.conn.execute(queries.get("mark_consolidated"), agent,
-                                                   [m["id"] for m in cluster.members], uuid.UUID(new_id))
+                    status = await tx.conn.execute(
+                        queries.get("mark_consolidated"), agent, [m["id"] for m in cluster.members], uuid.UUID(new_id)
+                    )
                 sources += int(status.split()[-1])
         out: dict[str, Any] = {"clusters": len(found), "examples": found[:5]}
         if not dry_run:
@@ -151,8 +177,7 @@ def _config_json(config: MaintenanceConfig) -> dict[str, Any]:
     return json.loads(json.dumps(out))
 
 
-async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime,
-                  call: str = "restore") -> dict[str, Any]:
+async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime, call: str = "restore") -> dict[str, Any]:
     """Bring one memory back from the archive. An expired one gets a fresh lifetime from its
     importance; a superseded one comes back as history (still invalidated). `call` names
     the caller in memory_history."""
@@ -172,19 +197,27 @@ async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime,
             if row["dedup_key"] is not None:
                 twin = await tx.fetchval("find_exact_duplicate", agent_id, row["memory_type"], row["dedup_key"])
                 if twin is not None:
-                    raise InvalidInput("memory_id", f"memory {twin} holds the same content now; restoring {mid} "
-                                                    "would duplicate it")
+                    raise InvalidInput(
+                        "memory_id", f"memory {twin} holds the same content now; restoring {mid} would duplicate it"
+                    )
             if row["slot"] is not None:
                 holder = await tx.fetchval("slot_holder", agent_id, row["slot"])
                 if holder is not None:
-                    raise InvalidInput("memory_id", f"slot {row['slot']!r} is held by memory {holder} now; "
-                                                    "invalidate it first or restore as history")
+                    raise InvalidInput(
+                        "memory_id",
+                        f"slot {row['slot']!r} is held by memory {holder} now; "
+                        "invalidate it first or restore as history",
+                    )
         restored = await tx.fetchval("restore_memory", agent_id, mid, expires)
         await tx.fetchval("restore_state_fresh", agent_id, mid, row["access_count"], now)
         decay = await tx.fetchval("memory_decay", agent_id, mid)
-    return {"restored": str(restored), "reason": row["archive_reason"],
-            "expires_at": expires.isoformat() if expires else None,
-            "current": row["invalidated_at"] is None, "decay_score": decay}
+    return {
+        "restored": str(restored),
+        "reason": row["archive_reason"],
+        "expires_at": expires.isoformat() if expires else None,
+        "current": row["invalidated_at"] is None,
+        "decay_score": decay,
+    }
 
 
 async def forget_archived(db: Database, agent_id: str, memory_id: Any, call: str = "cli forget") -> dict[str, Any]:

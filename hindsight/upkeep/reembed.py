@@ -25,8 +25,13 @@ log = logging.getLogger(__name__)
 
 async def _embed_rows(db: Database, embedder: Embedder, conn, rows) -> int:
     vectors = await anyio.to_thread.run_sync(embedder.passages, [r["content"] for r in rows])
-    status = await conn.execute(queries.get("reembed_store"), [r["agent_id"] for r in rows],
-                                [r["id"] for r in rows], [_text(v) for v in vectors], [r["content"] for r in rows])
+    status = await conn.execute(
+        queries.get("reembed_store"),
+        [r["agent_id"] for r in rows],
+        [r["id"] for r in rows],
+        [_text(v) for v in vectors],
+        [r["content"] for r in rows],
+    )
     return int(status.split()[-1])
 
 
@@ -35,21 +40,35 @@ def _text(vector) -> str:
     return "[" + ",".join(map(repr, vector.tolist())) + "]"
 
 
-async def reembed(db: Database, embedder: Embedder, name: str, dimension: int, *, batch_size: int = 64,
-                  limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+async def reembed(
+    db: Database,
+    embedder: Embedder,
+    name: str,
+    dimension: int,
+    *,
+    batch_size: int = 64,
+    limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Run (or resume) the re-embed. `limit`: stop after about this many memories (run again
     to continue). Returns {status: finished|paused, embedded, remaining, job}."""
     async with translated("re-embedding"), db.pool.acquire() as conn:
         shadow = await conn.fetchval(queries.get("reembed_shadow_dimension"))
         if shadow is not None and shadow != dimension:
-            raise InvalidInput("HINDSIGHT_EMBEDDER", f"a re-embed to a {shadow}-dimensional embedder is unfinished; "
-                                                     f"finish it with that embedder (this one gives {dimension})")
+            raise InvalidInput(
+                "HINDSIGHT_EMBEDDER",
+                f"a re-embed to a {shadow}-dimensional embedder is unfinished; "
+                f"finish it with that embedder (this one gives {dimension})",
+            )
         await conn.execute(queries.get("reembed_prepare").format(dimension=int(dimension)))
         job = await conn.fetchrow(queries.get("reembed_open_job"))
         if job is not None and job["embedder"] != name:
-            raise InvalidInput("HINDSIGHT_EMBEDDER", f"a re-embed to {job['embedder']!r} (started "
-                                                     f"{job['started_at']:%Y-%m-%d %H:%M}) is unfinished; finish it "
-                                                     "with that embedder first")
+            raise InvalidInput(
+                "HINDSIGHT_EMBEDDER",
+                f"a re-embed to {job['embedder']!r} (started "
+                f"{job['started_at']:%Y-%m-%d %H:%M}) is unfinished; finish it "
+                "with that embedder first",
+            )
         if job is None:
             job = await conn.fetchrow(queries.get("reembed_new_job"), name, dimension)
         counts = await conn.fetchrow(queries.get("reembed_counts"))
@@ -80,5 +99,11 @@ async def reembed(db: Database, embedder: Embedder, name: str, dimension: int, *
             await conn.execute(queries.get("reembed_switch"))
             await conn.execute(queries.get("embedder_record"), name, dimension)
             await conn.execute(queries.get("reembed_finish"), job["id"])
-        return {"status": "finished", "embedded": done, "remaining": 0, "job": job["id"], "embedder": name,
-                "dimension": dimension}
+        return {
+            "status": "finished",
+            "embedded": done,
+            "remaining": 0,
+            "job": job["id"],
+            "embedder": name,
+            "dimension": dimension,
+        }

@@ -18,8 +18,8 @@ from typing import Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from ..config import cron_trigger
-from .maintenance import Maintenance
 from ..services import Services
+from .maintenance import Maintenance
 
 log = logging.getLogger("hindsight.scheduler")
 
@@ -30,12 +30,14 @@ def summary(report: dict[str, Any]) -> str:
         return f"maintenance {report.get('status')}: {report.get('reason', '')}".rstrip(": ")
     decay, archive, cons = report["decay"], report["archive"], report["consolidation"]
     counts = report["counts"]
-    return (f"maintenance succeeded in {report['seconds']} s: decay changed {decay['changed']} "
-            f"({decay['sank_below']} sank below {decay['threshold']}, {decay['recovered']} recovered); "
-            f"archived {archive['archived_expired']} expired and {archive['archived_superseded']} superseded; "
-            f"consolidation made {cons['created']} memories from {cons['clusters']} clusters; "
-            f"{counts['after']['live']} live, {counts['after']['archived']} archived"
-            + ("" if counts["reconciled"] else " (COUNTS DO NOT RECONCILE: see maintenance_runs)"))
+    return (
+        f"maintenance succeeded in {report['seconds']} s: decay changed {decay['changed']} "
+        f"({decay['sank_below']} sank below {decay['threshold']}, {decay['recovered']} recovered); "
+        f"archived {archive['archived_expired']} expired and {archive['archived_superseded']} superseded; "
+        f"consolidation made {cons['created']} memories from {cons['clusters']} clusters; "
+        f"{counts['after']['live']} live, {counts['after']['archived']} archived"
+        + ("" if counts["reconciled"] else " (COUNTS DO NOT RECONCILE: see maintenance_runs)")
+    )
 
 
 def when(moment: datetime | None) -> str:
@@ -54,23 +56,34 @@ def build(maintenance: Maintenance, expression: str, tz: str | None = None) -> A
         log.info("next maintenance run at %s", when(trigger.get_next_fire_time(None, datetime.now(timezone.utc))))
 
     scheduler = AsyncIOScheduler(timezone=trigger.timezone)
-    scheduler.add_job(job, trigger, id="maintenance", name="hindsight maintenance",
-                      coalesce=True, max_instances=1, misfire_grace_time=3600, replace_existing=True)
+    scheduler.add_job(
+        job,
+        trigger,
+        id="maintenance",
+        name="hindsight maintenance",
+        coalesce=True,
+        max_instances=1,
+        misfire_grace_time=3600,
+        replace_existing=True,
+    )
     return scheduler
 
 
 async def serve(services: Services) -> None:
     settings = services.settings
-    scheduler = build(Maintenance(services.db, services.memories), settings.maintenance_cron,
-                      settings.timezone)
+    scheduler = build(Maintenance(services.db, services.memories), settings.maintenance_cron, settings.timezone)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):  # before saying it runs: a stop from then on is clean
         loop.add_signal_handler(sig, stop.set)
     scheduler.start()
     job = scheduler.get_job("maintenance")
-    log.info("maintenance scheduled at %r (%s); next run at %s", settings.maintenance_cron,
-             job.trigger.timezone, when(job.next_run_time))
+    log.info(
+        "maintenance scheduled at %r (%s); next run at %s",
+        settings.maintenance_cron,
+        job.trigger.timezone,
+        when(job.next_run_time),
+    )
     await stop.wait()
     scheduler.shutdown(wait=False)
     log.info("scheduler stopped")
