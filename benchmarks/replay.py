@@ -4,7 +4,7 @@ every must-keep event was kept in its layer, and what was kept that did not have
     python benchmarks/replay.py [--log tests/data/interactions_replay.jsonl]
 
 Pure policy, no database: the same decisions record_interaction makes (the stdio test
-tests/test_interactions_e2e.py replays the log through the real server).
+tests/e2e/test_interactions_e2e.py replays the log through the real server).
 """
 
 from __future__ import annotations

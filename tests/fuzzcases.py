@@ -1,7 +1,7 @@
 """Hostile input for `hindsight-server`, generated from a seed: calls whose arguments have the
 wrong types, sizes, nesting, unicode, SQL- and prompt-injection text, dates at the calendar's
 ends and unknown names; raw lines the transport must answer; protocol oddities; and valid
-calls mixed in. Shared by tests/test_fuzz.py (CI, ~1,000) and benchmarks/fuzz.py (10,000+).
+calls mixed in. Shared by tests/e2e/test_fuzz.py (CI, ~1,000) and benchmarks/fuzz.py (10,000+).
 
 Relative times in queries reach beyond the calendar ("3000 years ago", "9999999天前"): the
 time parser must resolve them to nothing, never to an error.

@@ -18,7 +18,7 @@ from cryptography.fernet import Fernet
 from mcp_client import server_command
 from rawrpc import RawServer, is_tool_error, server_env, structured, tool_text
 
-DATA = Path(__file__).parent / "data" / "secrets_labelled.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "data" / "secrets_labelled.jsonl"
 CANARY = "zqxcanary-plain-words-7731"  # not a secret: the scans must find it (they can see)
 
 

@@ -11,7 +11,7 @@ import anyio
 
 from hindsight.cli.main import parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

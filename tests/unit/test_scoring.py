@@ -159,3 +159,9 @@ def test_a_memory_named_as_replaced_at_write_time_sinks_under_its_successor():
     )
     old2 = Candidate("old2", similarity=0.90, keyword=6.0, memory_type="semantic", created_at=T0)
     assert [c.id for c in scoring.rank([old2, unrelated], query_cjk=0.0, similar=lambda a, b: 0.0)][0] == "old2"
+
+
+def test_confidence_is_calibrated_to_the_embedder():
+    assert scoring.confidence(0.75, ["vector"]) == 0
+    assert scoring.confidence(0.95, ["vector"]) == 1
+    assert 0 < scoring.confidence(0.84, ["vector"]) < scoring.confidence(0.84, ["vector", "keyword"]) <= 1

@@ -167,6 +167,6 @@ def test_a_run_report_becomes_one_line():
 
 
 def test_readme_says_which_python_and_to_use_a_virtualenv():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     head = "\n".join(readme.splitlines()[:30])
     assert "Python 3.11" in head and "python3 -m venv" in head and "externally-managed-environment" in head

@@ -18,7 +18,7 @@ from hindsight.errors import DatabaseError, InvalidInput
 from hindsight.rules.privacy import Sealer
 from hindsight.store.memories import Memories, WritePolicy
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "sql" / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "sql" / "examples"
 
 
 async def current(db: Database, agent: str = "a") -> list:

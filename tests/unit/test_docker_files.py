@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-DOCKER = Path(__file__).resolve().parent.parent / "docker"
+DOCKER = Path(__file__).resolve().parents[2] / "docker"
 
 
 def compose() -> dict:

@@ -14,7 +14,7 @@ from hindsight.rules import dedup, guard, privacy
 from hindsight.rules.policy import Interaction, ToolResult, expires_at, should_store
 from hindsight.store import interactions
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def replay_log() -> list[dict]:

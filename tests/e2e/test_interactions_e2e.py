@@ -9,7 +9,7 @@ from cryptography.fernet import Fernet
 
 from tests.mcp_client import mcp_client, server_env
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 async def test_replay_log_through_record_interaction(db_url):

@@ -31,7 +31,7 @@ ARGS = [
     "--disable-sync",
     "--disable-quic",
 ]
-ARTIFACTS = Path(os.environ.get("HINDSIGHT_TEST_ARTIFACTS") or Path(__file__).parent / "artifacts")
+ARTIFACTS = Path(os.environ.get("HINDSIGHT_TEST_ARTIFACTS") or Path(__file__).resolve().parents[1] / "artifacts")
 
 
 def _need_browser() -> None:

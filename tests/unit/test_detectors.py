@@ -11,7 +11,7 @@ import pytest
 
 from hindsight.rules import detectors, guard, privacy
 
-DATA = Path(__file__).parent / "data" / "secrets_labelled.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "data" / "secrets_labelled.jsonl"
 
 
 def labelled() -> list[dict]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "sql.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "sql.md"
 
 
 async def test_every_table_and_column_is_commented(db):

@@ -16,7 +16,7 @@ from hindsight.store.memories import Memories, WritePolicy
 from hindsight.upkeep.maintenance import Maintenance
 
 KEY = Fernet.generate_key().decode()
-OLD_EXPORT = Path(__file__).parent / "data" / "export_0.1.0.jsonl"  # written by hindsight 0.1.0 (e2c4b10)
+OLD_EXPORT = Path(__file__).resolve().parents[1] / "data" / "export_0.1.0.jsonl"  # written by hindsight 0.1.0 (e2c4b10)
 OLD_KEY = "gEdXVL8FO6BY-elPaw1D9qs0_PZ3kopSRRQz5HcOMI8="  # the test key its sealed line used
 
 
