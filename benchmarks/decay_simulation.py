@@ -21,8 +21,9 @@ from hindsight.data import bootstrap
 from hindsight.data import pg_embedded as embedded
 from hindsight.data.db import Database
 from hindsight.embedders.base import AsyncEmbedder, create
+from hindsight.rules.scoring import RECALL_CUT
 from hindsight.store.memories import Memories
-from hindsight.upkeep.maintenance import MIN_RECALL_DECAY, Maintenance
+from hindsight.upkeep.maintenance import Maintenance
 
 ARCHETYPES = [
     ("imp1 note", "Scratch: the build took 4 minutes today", 1),
@@ -45,7 +46,7 @@ async def simulate(url: str, days: int, every: int) -> None:
     job = Maintenance(db, memories)
     start = datetime.now(timezone.utc)
     names = [a[0] for a in ARCHETYPES]
-    print(f"decay_score by day (recall skips < {MIN_RECALL_DECAY}: marked *; 'archived' once moved to the archive)")
+    print(f"decay_score by day (recall skips < {RECALL_CUT}: marked *; 'archived' once moved to the archive)")
     print("day  " + "".join(f"{n:>22}" for n in names))
     for day in range(0, days + 1):
         now = start + timedelta(days=day, hours=3)
@@ -62,7 +63,7 @@ async def simulate(url: str, days: int, every: int) -> None:
         cells = []
         for n in names:
             score = rows.get(ids[n])
-            cells.append("archived" if score is None else f"{score:.3f}{'*' if score < MIN_RECALL_DECAY else ' '}")
+            cells.append("archived" if score is None else f"{score:.3f}{'*' if score < RECALL_CUT else ' '}")
         print(f"{day:>3}  " + "".join(f"{c:>22}" for c in cells))
     await db.close()
 

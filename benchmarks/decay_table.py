@@ -22,7 +22,8 @@ from hindsight.data import migrate
 from hindsight.data import pg_embedded as embedded
 from hindsight.data.db import connect_once
 from hindsight.rules.policy import RETENTION_DAYS, WORKING_TTL
-from hindsight.upkeep.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY
+from hindsight.rules.scoring import RECALL_CUT
+from hindsight.upkeep.maintenance import DECAY_LAMBDA
 
 LAYERS = ("working", "episodic", "semantic", "procedural")
 HORIZON = 4000  # days
@@ -43,7 +44,7 @@ async def hidden_after(url: str, layer: str, importance: int, strength: float) -
             layer,
             DECAY_LAMBDA,
             HORIZON,
-            MIN_RECALL_DECAY,
+            RECALL_CUT,
         )
         return day
     finally:
@@ -72,7 +73,7 @@ async def main(strength: float) -> None:
             await asyncio.to_thread(migrate.upgrade, url)
             print(
                 f"Days until an unused memory (strength {strength}) leaves default recall "
-                f"(decay < {MIN_RECALL_DECAY} or expiry)\n"
+                f"(decay < {RECALL_CUT} or expiry)\n"
             )
             print("| layer | " + " | ".join(f"importance {i}" for i in range(1, 6)) + " |")
             print("|---|" + "---|" * 5)

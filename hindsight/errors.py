@@ -9,7 +9,8 @@ embedder); the MCP server and the CLI turn them into messages for people and mod
     │   └── EmbedderMismatch the stored vectors come from another embedder
     ├── EmbedderError        the embedder could not be loaded or failed
     ├── InvalidInput         a caller's argument is wrong: names the field and what is allowed
-    └── NotFound             no such memory for this agent
+    ├── NotFound             no such memory for this agent
+    └── SealError            sealed content cannot be decrypted with the configured key
 """
 
 from __future__ import annotations
@@ -53,3 +54,7 @@ class NotFound(HindsightError):
             f"{field}: no memory with id {value} is visible to agent {agent_id!r} "
             "(it does not exist, was deleted, or belongs to another agent)"
         )
+
+
+class SealError(HindsightError):
+    pass

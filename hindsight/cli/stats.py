@@ -6,11 +6,11 @@ from datetime import datetime
 from typing import Any
 
 from ..data.db import Database
-from ..upkeep.maintenance import MIN_RECALL_DECAY
+from ..rules.scoring import RECALL_CUT
 
 
 async def collect(db: Database, agent_id: str | None, now: datetime) -> dict[str, Any]:
-    states = [dict(r) for r in await db.fetch("stats_by_state", now, MIN_RECALL_DECAY, agent_id)]
+    states = [dict(r) for r in await db.fetch("stats_by_state", now, RECALL_CUT, agent_id)]
     archived = [dict(r) for r in await db.fetch("stats_archived", agent_id)]
     histogram = {
         f"{r['bucket'] / 10:.1f}-{(r['bucket'] + 1) / 10:.1f}": r["n"]
@@ -32,7 +32,7 @@ STATE_COLUMNS = [
 ]
 LEGEND = (
     f"invalid: invalidated or superseded; consol: folded into a consolidated memory; "
-    f"faded: decay_score below {MIN_RECALL_DECAY} (default recall skips it); review: flagged needs_review"
+    f"faded: decay_score below {RECALL_CUT} (default recall skips it); review: flagged needs_review"
 )
 
 
@@ -69,7 +69,7 @@ def render(data: dict[str, Any], width: int = 80, file=None) -> None:
             {"memories"},
         )
     table(
-        f"decay_score of current memories (recall skips < {MIN_RECALL_DECAY})",
+        f"decay_score of current memories (recall skips < {RECALL_CUT})",
         ["decay", "memories"],
         [[bucket, str(n)] for bucket, n in data["decay_histogram"].items()],
         {"memories"},

@@ -5,7 +5,6 @@ query is being embedded, then everything else in one statement), rank them
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
@@ -23,7 +22,6 @@ from ..store.memories import row_to_dict
 
 CANDIDATES = 50  # per channel
 POSTINGS_PER_TERM = 1000  # BM25 reads at most this many postings of each query term
-DEFAULT_MIN_DECAY = scoring.RECALL_CUT
 DEFAULT_MAX_TOKENS = 1000
 DECAY_CLOCK_SECONDS = 60  # how long the time of the last decay run is cached
 FAILED_OUTCOMES = ("failure", "failed", "error")
@@ -72,7 +70,7 @@ def check(
     metadata: Any = None,
     include_shared: Any = True,
     as_of: Any = None,
-    min_decay_score: Any = DEFAULT_MIN_DECAY,
+    min_decay_score: Any = scoring.RECALL_CUT,
     format: Any = "json",
     max_tokens: Any = None,
 ) -> Request:
@@ -377,34 +375,3 @@ def _answer(req: Request, hits: list[dict[str, Any]], window: timeparse.Window |
     result["memories"] = hits
     result["token_estimate"] = sum(estimate_tokens(h["content"]) for h in hits)
     return result
-
-
-class AccessRecorder:
-    """Collects which memories recall returned and writes access_count / last_accessed in
-    batches from a background task, so recall never waits on that UPDATE."""
-
-    def __init__(self, db: Database, interval: float = 1.0):
-        self.db = db
-        self.interval = interval
-        self._pending: dict[str, dict[Any, int]] = {}
-        self._last: dict[str, datetime] = {}
-
-    def record(self, agent_id: str, ids: list, when: datetime) -> None:
-        counts = self._pending.setdefault(agent_id, {})
-        for mid in ids:
-            counts[mid] = counts.get(mid, 0) + 1
-        self._last[agent_id] = max(when, self._last.get(agent_id, when))
-
-    async def flush(self) -> None:
-        pending, self._pending = self._pending, {}
-        last, self._last = self._last, {}
-        for agent, counts in pending.items():
-            await self.db.fetch("record_access", agent, list(counts), list(counts.values()), last[agent])
-
-    async def run(self) -> None:
-        while True:
-            await asyncio.sleep(self.interval)
-            try:
-                await self.flush()
-            except Exception:  # the database hiccuped; counts of that round are dropped
-                logging.getLogger(__name__).warning("recording recall access failed", exc_info=True)

@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .text import CJK
+
 DEFAULT_THRESHOLD = 0.96  # near-duplicate pairs scored 0.965-0.995 with e5-small
 DEFAULT_CONFLICT_THRESHOLD = 0.90  # contradictions 0.926-0.999; unrelated pairs <= 0.875
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _TOKEN = re.compile(r"[^\W_]+(?:[._/:+#\-][^\W_]+)*[+#]*", re.UNICODE)
 # Function words that do not change a fact. Negations are NOT here: "likes" vs "does not like".
 _FUNCTION = frozenset(
@@ -53,7 +54,7 @@ _NEGATION = {
 
 
 def _stem(word: str) -> str:
-    if _CJK.search(word) or any(ch.isdigit() for ch in word) or len(word) <= 3:
+    if CJK.search(word) or any(ch.isdigit() for ch in word) or len(word) <= 3:
         return word
     for suffix, repl in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .clipping import clip
+from .text import CJK
 
 # importance -> how long a memory lives when the caller gives no TTL (None: for good)
 RETENTION_DAYS = {5: None, 4: 365, 3: 182, 2: 30, 1: 7}
@@ -77,8 +78,6 @@ class Decision:
     from_tool: bool = False
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-
 _CHIT_WORDS = (
     r"(?:hi|hello|hey|yo|thanks|thank you|thx|ty|ok|okay|k|sure|great|cool|nice|awesome|perfect|lol|haha"
     r"|got it|sounds good|good (?:morning|night|evening|afternoon)|bye|see you|cheers|yes|yep|yeah|no worries|np"
@@ -118,7 +117,7 @@ def _is_question(text: str) -> bool:
 
 
 def _weighted_len(text: str) -> int:
-    return len(text) + len(_CJK.findall(text))
+    return len(text) + len(CJK.findall(text))
 
 
 def _cut(text: str, limit: int = MAX_PART_CHARS) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-from ..errors import ConfigError, HindsightError
+from ..errors import ConfigError, SealError
 from . import detectors
 
 _PLACEHOLDER = re.compile(r"\[REDACTED:[a-z_]+\]")
@@ -121,10 +121,6 @@ def scrub(content: str, metadata: dict[str, Any], sensitive: list[str] | None = 
     clean, kinds = redact(content)
     clean_meta, meta_kinds = redact_metadata(metadata, sensitive or [])
     return Redacted(clean, clean_meta, list(dict.fromkeys(kinds + meta_kinds)))
-
-
-class SealError(HindsightError):
-    pass
 
 
 KEY_HINT = (

@@ -6,8 +6,10 @@ import hashlib
 import re
 import unicodedata
 
-# CJK ideographs, kana and hangul: scripts written without spaces between words.
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
+# CJK ideographs, kana and hangul: scripts written without spaces between words. The one
+# definition: dedup and the write policy use it too.
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_CJK_RUN = re.compile(CJK.pattern + "+")
 
 
 # Chinese function words: like English stop words they say nothing about what a memory is

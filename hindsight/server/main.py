@@ -35,7 +35,8 @@ from ..data.db import Database
 from ..embedders.base import AsyncEmbedder
 from ..embedders.base import create as create_embedder
 from ..errors import HindsightError, InvalidInput
-from ..recall.search import AccessRecorder, Recall
+from ..recall.access import AccessRecorder
+from ..recall.search import Recall
 from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
 from ..store import interactions

@@ -13,8 +13,9 @@ from ..data.db import Database
 from ..errors import InvalidInput, NotFound
 from ..recall.search import Recall
 from ..rules import validate as v
+from ..rules.scoring import RECALL_CUT
 from ..store.memories import Memories, row_to_dict
-from ..upkeep.maintenance import DECAY_LAMBDA, MIN_RECALL_DECAY
+from ..upkeep.maintenance import DECAY_LAMBDA
 
 DAYS = 30  # activity looks back this far; the forecast looks ahead as far
 SOONEST = 8  # memories named in "fading next"
@@ -39,7 +40,7 @@ async def agents(db: Database) -> list[str]:
 
 
 async def overview(s: Services, agent: str, now: datetime) -> dict[str, Any]:
-    states = [dict(r) for r in await s.db.fetch("stats_by_state", now, MIN_RECALL_DECAY, agent)]
+    states = [dict(r) for r in await s.db.fetch("stats_by_state", now, RECALL_CUT, agent)]
     archived = {r["archive_reason"]: r["n"] for r in await s.db.fetch("stats_archived", agent)}
     histogram = [0] * 10
     for r in await s.db.fetch("stats_decay_histogram", agent):
@@ -74,7 +75,7 @@ async def forecast(s: Services, agent: str, now: datetime) -> dict[str, Any]:
     """What leaves recall in the next DAYS days if nobody recalls it: decay below the cut
     (hindsight_decay at each future day), or expiry."""
     fading, expiring, first = [0] * DAYS, [0] * DAYS, []
-    for r in await s.db.fetch("ui_fading", agent, now, s.decay_lambda, MIN_RECALL_DECAY, DAYS, SOONEST):
+    for r in await s.db.fetch("ui_fading", agent, now, s.decay_lambda, RECALL_CUT, DAYS, SOONEST):
         fading[r["day"] - 1] = r["n"]
         first += [(r["day"], mid) for mid in r["first"]]
     for r in await s.db.fetch("ui_expiring_by_day", agent, now, DAYS):
@@ -82,7 +83,7 @@ async def forecast(s: Services, agent: str, now: datetime) -> dict[str, Any]:
     first = first[:SOONEST]
     briefs = {r["id"]: row_to_dict(r) for r in await s.db.fetch("ui_briefs", agent, [mid for _, mid in first])}
     soonest = [{**briefs[mid], "day": day} for day, mid in first if mid in briefs]
-    return {"fading": fading, "expiring": expiring, "soonest": soonest, "cut": MIN_RECALL_DECAY}
+    return {"fading": fading, "expiring": expiring, "soonest": soonest, "cut": RECALL_CUT}
 
 
 async def memory_page(s: Services, agent: str, memory_id: Any, reveal: bool = False) -> dict[str, Any]:

@@ -26,7 +26,6 @@ from ..store.memories import Memories
 log = logging.getLogger(__name__)
 
 DECAY_LAMBDA = 0.05  # per day: a half-life of about 14 days at importance 2
-MIN_RECALL_DECAY = scoring.RECALL_CUT  # recall's default min_decay_score: below it a memory sinks
 PAGES_PER_BATCH = 2000  # decay commits every this many heap pages
 ARCHIVE_BATCH = 5000
 
@@ -89,13 +88,13 @@ class Maintenance:
 
     async def decay(self, now: datetime, dry_run: bool) -> dict[str, Any]:
         lam = self.config.decay_lambda
-        preview = dict(await self.db.fetchrow("decay_preview", now, lam, MIN_RECALL_DECAY))
+        preview = dict(await self.db.fetchrow("decay_preview", now, lam, scoring.RECALL_CUT))
         if dry_run:
             return {
                 "would_change": preview["changed"],
                 "sinking_below": preview["sinking"],
                 "recovering": preview["recovering"],
-                "threshold": MIN_RECALL_DECAY,
+                "threshold": scoring.RECALL_CUT,
             }
         started = time.perf_counter()
         pages = await self.db.fetchval("table_pages")
@@ -110,7 +109,7 @@ class Maintenance:
             "changed": changed,
             "sank_below": preview["sinking"],
             "recovered": preview["recovering"],
-            "threshold": MIN_RECALL_DECAY,
+            "threshold": scoring.RECALL_CUT,
             "pages": pages,
             "seconds": round(time.perf_counter() - started, 2),
         }

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from hindsight.errors import InvalidInput
-from hindsight.recall.search import AccessRecorder
+from hindsight.recall.access import AccessRecorder
 
 NOW = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)  # a Wednesday
 FILLER = [

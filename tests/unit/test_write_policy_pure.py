@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hindsight.errors import ConfigError, InvalidInput
+from hindsight.errors import ConfigError, InvalidInput, SealError
 from hindsight.rules import dedup, guard, privacy
 from hindsight.rules.policy import Interaction, ToolResult, expires_at, should_store
 from hindsight.store import interactions
@@ -198,7 +198,7 @@ def test_sealer_round_trip_rotation_and_bad_keys():
     token = privacy.Sealer(old).seal("pw hunter2", {"k": "v"})
     assert b"hunter2" not in token
     assert privacy.Sealer(f"{new},{old}").open(token) == {"content": "pw hunter2", "metadata": {"k": "v"}}
-    with pytest.raises(privacy.SealError, match="cannot be decrypted"):
+    with pytest.raises(SealError, match="cannot be decrypted"):
         privacy.Sealer(new).open(token)
     with pytest.raises(ConfigError, match="HINDSIGHT_ENCRYPTION_KEY"):
         privacy.Sealer("not-a-key")
