@@ -19,7 +19,7 @@ import time
 import uuid
 from typing import Any
 
-from .. import logs
+from .. import logs, version
 from ..config import Settings
 from ..data import bootstrap, migrate
 from ..data.db import redact
@@ -27,16 +27,6 @@ from ..errors import HindsightError, InvalidInput, NotFound
 from ..rules.validate import MEMORY_TYPES
 from ..services import Services, opened
 from . import render
-
-
-def version() -> str:
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        return installed("hindsight")
-    except PackageNotFoundError:  # running from a checkout that was never installed
-        return "unknown"
 
 
 def _out(lines: list[str]) -> None:

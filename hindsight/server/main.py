@@ -615,7 +615,7 @@ def _stop_on_signal(signum: int, _frame: Any) -> None:
 def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     """`--help` and `--version` answer and exit before anything starts (no database is
     created); the server itself takes no arguments: it is configured by the environment."""
-    from ..cli.main import version
+    from .. import version
 
     p = argparse.ArgumentParser(
         prog="hindsight-server",
