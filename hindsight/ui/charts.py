@@ -38,8 +38,26 @@ def bars(
     """Stacked bars, one per label. `marker`: (x position in bars, text) draws a dashed line."""
     n = max(len(labels), 1)
     top = _nice_max(max([sum(s.values[i] for s in series) for i in range(len(labels))] + [1]))
-    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    slot = plot_w / n
+    slot = (WIDTH - LEFT - RIGHT) / n
+    parts = _columns(labels, series, top, slot, label_every)
+    if marker is not None:
+        parts.append(_marker(marker, slot))
+    return fmt(
+        '<svg viewBox="0 0 {w} {h}" role="img" aria-label="{title}" xmlns="http://www.w3.org/2000/svg">'
+        "<title>{title}</title>{legend}{axis}{parts}</svg>",
+        w=WIDTH,
+        h=HEIGHT,
+        title=title,
+        legend=_legend(series),
+        axis=_axis(top),
+        parts=join(parts),
+    )
+
+
+def _columns(labels: list[str], series: list[Series], top: int, slot: float, label_every: int) -> list[Safe]:
+    """Each label's stacked rectangles (bottom series first), then its label where one is due."""
+    n = max(len(labels), 1)
+    plot_h = HEIGHT - TOP - BOTTOM
     parts: list[Safe] = []
     for i, label in enumerate(labels):
         base = 0
@@ -69,34 +87,43 @@ def bars(
                     t=label,
                 )
             )
-    if marker is not None:
-        mx = LEFT + marker[0] * slot
-        parts.append(
-            fmt(
-                '<line x1="{x}" x2="{x}" y1="{t}" y2="{b}" stroke="#b3261e" stroke-dasharray="4 3"/>'
-                '<text x="{tx}" y="{ty}" font-size="13" fill="#b3261e">{label}</text>',
-                x=f"{mx:.1f}",
-                t=TOP - 4,
-                b=TOP + plot_h,
-                tx=f"{mx + 4:.1f}",
-                ty=TOP + 8,
-                label=marker[1],
-            )
-        )
-    axis = fmt(
+    return parts
+
+
+def _marker(marker: tuple[float, str], slot: float) -> Safe:
+    mx = LEFT + marker[0] * slot
+    return fmt(
+        '<line x1="{x}" x2="{x}" y1="{t}" y2="{b}" stroke="#b3261e" stroke-dasharray="4 3"/>'
+        '<text x="{tx}" y="{ty}" font-size="13" fill="#b3261e">{label}</text>',
+        x=f"{mx:.1f}",
+        t=TOP - 4,
+        b=HEIGHT - BOTTOM,
+        tx=f"{mx + 4:.1f}",
+        ty=TOP + 8,
+        label=marker[1],
+    )
+
+
+def _axis(top: int) -> Safe:
+    """The baseline, the top gridline and their values."""
+    return fmt(
         '<line x1="{l}" x2="{r}" y1="{b}" y2="{b}" stroke="#b9c1cf"/>'
         '<line x1="{l}" x2="{r}" y1="{t}" y2="{t}" stroke="#eef1f6"/>'
         '<text x="{tx}" y="{ty}" font-size="13" text-anchor="end" fill="#5b6475">{top}</text>'
         '<text x="{tx}" y="{b}" font-size="13" text-anchor="end" fill="#5b6475">0</text>',
         l=LEFT,
         r=WIDTH - RIGHT,
-        b=TOP + plot_h,
+        b=HEIGHT - BOTTOM,
         t=TOP,
         tx=LEFT - 6,
         ty=TOP + 4,
         top=top,
     )
-    legend = join(
+
+
+def _legend(series: list[Series]) -> Safe:
+    """A swatch and name per series; none for a single series."""
+    return join(
         fmt(
             '<rect x="{x}" y="4" width="10" height="10" fill="{c}"/>'
             '<text x="{tx}" y="13" font-size="13" fill="#1d2330">{name}</text>',
@@ -107,14 +134,4 @@ def bars(
         )
         for k, s in enumerate(series)
         if len(series) > 1
-    )
-    return fmt(
-        '<svg viewBox="0 0 {w} {h}" role="img" aria-label="{title}" xmlns="http://www.w3.org/2000/svg">'
-        "<title>{title}</title>{legend}{axis}{parts}</svg>",
-        w=WIDTH,
-        h=HEIGHT,
-        title=title,
-        legend=legend,
-        axis=axis,
-        parts=join(parts),
     )
