@@ -9,6 +9,8 @@ Three kinds of evidence, strongest first:
 - personal data: e-mail addresses (but not `git@host:repo` remotes or `ssh user@host`
   targets), card numbers (issuer prefix and Luhn), Chinese ID numbers, phone numbers.
 
+The word lists (credential names; the commands and prose words that are no value) live in
+rules.credential_words.
 Measured on tests/data/secrets_labelled.jsonl by benchmarks/secrets_detector.py.
 """
 
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import re
 from typing import Callable, Iterator
+
+from .credential_words import COMMANDS, CRED_PAIRS, CRED_WORDS, JOINED, NOT_A_VALUE, PASSWORDY, STOPWORDS
 
 Span = tuple[int, int, str]  # start, end, kind
 
@@ -111,80 +115,6 @@ _FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None]] = [
     ),
 ]
 
-# A credential's name: one of these words in an identifier (DB_PASSWORD, apiKey, client-secret).
-_CRED_WORDS = {
-    "password",
-    "passwd",
-    "pwd",
-    "passphrase",
-    "passcode",
-    "secret",
-    "token",
-    "apikey",
-    "credential",
-    "credentials",
-    "pat",
-}
-_CRED_PAIRS = {
-    ("api", "key"),
-    ("access", "key"),
-    ("secret", "key"),
-    ("private", "key"),
-    ("account", "key"),
-    ("signing", "key"),
-    ("encryption", "key"),
-    ("master", "key"),
-    ("license", "key"),
-    ("auth", "key"),
-}
-# ...unless the name is about the credential rather than holding it (token_count, password_file).
-_NOT_A_VALUE = {
-    "count",
-    "counts",
-    "limit",
-    "limits",
-    "type",
-    "types",
-    "name",
-    "names",
-    "id",
-    "ids",
-    "file",
-    "path",
-    "url",
-    "uri",
-    "length",
-    "len",
-    "policy",
-    "ttl",
-    "expiry",
-    "expires",
-    "expiration",
-    "ref",
-    "env",
-    "var",
-    "prompt",
-    "hint",
-    "field",
-    "header",
-    "endpoint",
-    "kind",
-    "format",
-    "size",
-    "budget",
-    "usage",
-    "stdin",
-    "manager",
-    "helper",
-    "store",
-    "reset",
-    "hash",
-    "rotation",
-    "required",
-    "auth",
-}
-_PASSWORDY = {"password", "passwd", "pwd", "passphrase", "passcode"}
-
 # The value sits in a lookahead: a match consumes only the name, so a value that is itself a
 # name ("Error: aws_secret_access_key = …") is still looked at as one.
 _ASSIGN = re.compile(
@@ -203,89 +133,15 @@ _REFERENCE = re.compile(
     r"required|optional|hidden|redacted|masked|see|use|run|ask|set|prompt|stdin)$",
     re.I,
 )
-_COMMANDS = {
-    "ssh",
-    "ssh-add",
-    "ssh-agent",
-    "ssh-keygen",
-    "eval",
-    "gpg",
-    "gpg-agent",
-    "gpg-connect-agent",
-    "git",
-    "sudo",
-    "export",
-    "echo",
-    "pass",
-    "op",
-    "security",
-    "openssl",
-    "kubectl",
-    "aws",
-    "docker",
-    "npm",
-    "pip",
-    "curl",
-    "read",
-    "cat",
-    "keychain",
-    "pinentry",
-}
-_STOPWORDS = {
-    "is",
-    "was",
-    "the",
-    "a",
-    "an",
-    "must",
-    "should",
-    "will",
-    "not",
-    "has",
-    "have",
-    "can",
-    "and",
-    "or",
-    "to",
-    "for",
-    "of",
-    "in",
-    "on",
-    "with",
-    "from",
-    "too",
-    "still",
-    "also",
-    "stored",
-    "cached",
-    "requested",
-    "accepted",
-    "rejected",
-    "wrong",
-    "incorrect",
-    "invalid",
-    "expired",
-    "missing",
-    "changed",
-    "reset",
-    "correct",
-    "bearer",
-    "basic",
-    "at",
-    "only",
-}
-
-
-_JOINED = ("password", "passwd", "passphrase", "secret", "token", "apikey")
 
 
 def _name_holds_credential(name: str) -> bool:
     words = [w.lower() for w in _WORDS.findall(name)]
-    if not words or words[-1] in _NOT_A_VALUE:
+    if not words or words[-1] in NOT_A_VALUE:
         return False
     return (
-        any(w in _CRED_WORDS or w.endswith(_JOINED) for w in words)  # PGPASSWORD, mytoken
-        or any(pair in _CRED_PAIRS for pair in zip(words, words[1:]))
+        any(w in CRED_WORDS or w.endswith(JOINED) for w in words)  # PGPASSWORD, mytoken
+        or any(pair in CRED_PAIRS for pair in zip(words, words[1:]))
     )
 
 
@@ -299,7 +155,7 @@ def looks_like_value(value: str, *, passwordy: bool, after: str = "") -> bool:
     value = value.rstrip(".,;:)]}>!?") if not passwordy else value.rstrip(".,;:)]}>")
     if len(value) < (4 if passwordy else 8) or _REFERENCE.search(value) or _a_path(value):
         return False
-    if value.lower() in _COMMANDS or value.lower() in _STOPWORDS or re.search(r"\(\)?$|\($", value):
+    if value.lower() in COMMANDS or value.lower() in STOPWORDS or re.search(r"\(\)?$|\($", value):
         return False
     if re.fullmatch(r"[a-z]+", value) and re.match(r"\s+[a-z]{2,}\b", after):
         return False  # prose goes on: "password: must be 12 characters"
@@ -316,7 +172,7 @@ def _assignments(text: str) -> Iterator[Span]:
         group = "quoted" if m.group("quoted") is not None else "bare"
         if group == "bare" and m.group(2).strip() in ("is", "was") and re.fullmatch(r"[a-z]+", m.group(group)):
             continue  # "the token is expired"
-        passwordy = any(w.lower() in _PASSWORDY for w in _WORDS.findall(name))
+        passwordy = any(w.lower() in PASSWORDY for w in _WORDS.findall(name))
         if looks_like_value(m.group(group), passwordy=passwordy, after=text[m.end(group) : m.end(group) + 20]):
             yield _trimmed(m, group, "password" if passwordy else "secret")
 

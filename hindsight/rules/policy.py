@@ -141,80 +141,106 @@ def is_chitchat(text: str) -> bool:
 
 
 def should_store(event: Interaction) -> Decision:
-    """Decide whether `event` becomes a memory, which layer it goes to and what it says."""
-    text = event.content.strip()
-    failed_tools = [r for r in event.tool_results if r.failed]
-    tools = list(dict.fromkeys([*event.tools_used, *(r.tool for r in event.tool_results)]))
-    status = (event.task_status or "").lower()
-    feedback = (event.user_feedback or "").lower()
-    base: dict[str, Any] = {}
+    """Decide whether `event` becomes a memory, which layer it goes to and what it says:
+    explicit outcomes first, then what the text says, then tool output and length."""
+    for rule in (_by_outcome, _by_what_it_says):
+        decision = rule(event)
+        if decision is not None:
+            return decision
+    return _by_size(event)
+
+
+def _failed_tools(event: Interaction) -> list[ToolResult]:
+    return [r for r in event.tool_results if r.failed]
+
+
+def _keep(
+    event: Interaction,
+    reason: str,
+    memory_type: str,
+    importance: int,
+    *,
+    outcome: str | None = None,
+    body: str | None = None,
+    from_tool: bool = False,
+) -> Decision:
+    """A decision to store, with the metadata recall and the history show about it."""
+    metadata: dict[str, Any] = {}
     if event.task_type:
-        base["task_type"] = event.task_type
+        metadata["task_type"] = event.task_type
+    tools = list(dict.fromkeys([*event.tools_used, *(r.tool for r in event.tool_results)]))
     if tools:
-        base["tools_used"] = tools
-
-    def keep(
-        reason: str,
-        memory_type: str,
-        importance: int,
-        *,
-        outcome: str | None = None,
-        body: str | None = None,
-        from_tool: bool = False,
-    ) -> Decision:
-        metadata = dict(base, source="record_interaction", reason=reason)
-        if outcome:
-            metadata["outcome"] = outcome
-        if event.error:
-            metadata["error"] = _cut(event.error, 1000)
-        elif failed_tools:
-            metadata["error"] = _cut(failed_tools[0].error or "", 1000)
-        params = {r.tool: r.arguments for r in event.tool_results if r.arguments not in (None, {}, [], "")}
-        if params and memory_type == "procedural":
-            metadata["parameters"] = params
-        return Decision(True, reason, memory_type, importance, body or text, metadata, from_tool)
-
-    def failure_body() -> str:
-        lines = [text] if text else []
-        if event.error:
-            lines.append(f"Error: {_cut(event.error)}")
-        for r in failed_tools:
-            lines.append(f"Tool call: {_call(r)} -> error: {_cut(r.error or '', 1000)}")
-        return "\n".join(lines)
-
-    # 1. Explicit outcomes.
-    if event.error and status in ("completed", "succeeded", "success", "fixed", "resolved"):
-        return keep("error_and_fix", "procedural", 4, outcome="fixed", body=failure_body())
-    if status in ("failed", "failure", "error", "aborted"):
-        return keep("task_failed", "procedural", 4, outcome="failed", body=failure_body())
+        metadata["tools_used"] = tools
+    metadata.update(source="record_interaction", reason=reason)
+    if outcome:
+        metadata["outcome"] = outcome
+    failed_tools = _failed_tools(event)
     if event.error:
-        return keep("error", "procedural", 3, outcome="error", body=failure_body())
-    if failed_tools:
-        return keep("tool_failed", "procedural", 3, outcome="failed", body=failure_body(), from_tool=True)
-    if feedback == "negative":
-        return keep("negative_feedback", "procedural", 4, outcome="negative_feedback")
-    # 2. What the text says.
+        metadata["error"] = _cut(event.error, 1000)
+    elif failed_tools:
+        metadata["error"] = _cut(failed_tools[0].error or "", 1000)
+    params = {r.tool: r.arguments for r in event.tool_results if r.arguments not in (None, {}, [], "")}
+    if params and memory_type == "procedural":
+        metadata["parameters"] = params
+    return Decision(True, reason, memory_type, importance, body or event.content.strip(), metadata, from_tool)
+
+
+def _failure_body(event: Interaction) -> str:
+    """The text, the error and each failed tool call with its error."""
+    text = event.content.strip()
+    lines = [text] if text else []
+    if event.error:
+        lines.append(f"Error: {_cut(event.error)}")
+    for r in _failed_tools(event):
+        lines.append(f"Tool call: {_call(r)} -> error: {_cut(r.error or '', 1000)}")
+    return "\n".join(lines)
+
+
+def _by_outcome(event: Interaction) -> Decision | None:
+    """1. Explicit outcomes: errors (fixed or not), failed tasks and tools, negative feedback."""
+    status = (event.task_status or "").lower()
+    if event.error and status in ("completed", "succeeded", "success", "fixed", "resolved"):
+        return _keep(event, "error_and_fix", "procedural", 4, outcome="fixed", body=_failure_body(event))
+    if status in ("failed", "failure", "error", "aborted"):
+        return _keep(event, "task_failed", "procedural", 4, outcome="failed", body=_failure_body(event))
+    if event.error:
+        return _keep(event, "error", "procedural", 3, outcome="error", body=_failure_body(event))
+    if _failed_tools(event):
+        return _keep(event, "tool_failed", "procedural", 3, outcome="failed", body=_failure_body(event), from_tool=True)
+    if (event.user_feedback or "").lower() == "negative":
+        return _keep(event, "negative_feedback", "procedural", 4, outcome="negative_feedback")
+    return None
+
+
+def _by_what_it_says(event: Interaction) -> Decision | None:
+    """2. What the text says (correction, preference, constraint), then positive outcomes."""
+    text = event.content.strip()
     if _CORRECTION.search(text):
-        return keep("correction", "procedural", 4, outcome="correction")
+        return _keep(event, "correction", "procedural", 4, outcome="correction")
     asks = _is_question(text)
     if _PREFERENCE.search(text) and (not asks or _REQUEST.search(text)):
-        return keep("preference", "semantic", 4)
+        return _keep(event, "preference", "semantic", 4)
     if _CONSTRAINT.search(text) and not asks:
-        return keep("constraint", "semantic", 4)
-    if feedback == "positive":
-        return keep("positive_feedback", "procedural", 3, outcome="success")
-    if status in ("completed", "succeeded", "success", "done"):
-        return keep("task_completed", "episodic", 3, outcome="success")
-    # 3. Tool output: this session's scratch state.
+        return _keep(event, "constraint", "semantic", 4)
+    if (event.user_feedback or "").lower() == "positive":
+        return _keep(event, "positive_feedback", "procedural", 3, outcome="success")
+    if (event.task_status or "").lower() in ("completed", "succeeded", "success", "done"):
+        return _keep(event, "task_completed", "episodic", 3, outcome="success")
+    return None
+
+
+def _by_size(event: Interaction) -> Decision:
+    """3. Tool output (this session's scratch state), chitchat, then length."""
+    text = event.content.strip()
     substantial = [r for r in event.tool_results if len(r.output.strip()) >= 20]
     if substantial:
         parts = [text] if text else []
         parts += [f"{_call(r)} -> {_cut(r.output)}" for r in substantial]
-        return keep("tool_result", "working", 2, body="\n".join(parts), from_tool=True)
+        return _keep(event, "tool_result", "working", 2, body="\n".join(parts), from_tool=True)
     if is_chitchat(text):
         return Decision(False, "chitchat")
     if _weighted_len(text) > SUBSTANTIVE_CHARS:
-        return keep("substantive", "episodic", 3)
+        return _keep(event, "substantive", "episodic", 3)
     if event.tool_results:
         return Decision(False, "tool result too small to be worth keeping")
     return Decision(
