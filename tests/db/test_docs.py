@@ -9,7 +9,7 @@ from pathlib import Path
 
 import anyio
 
-from hindsight.cli.main import parser
+from hindsight.cli.parser import parser
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -1,0 +1,334 @@
+"""The commands that work on the database: `async def cmd_*(args, services)`, each handed
+the services `run` opened once. Data goes to stdout; progress and notes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+import uuid
+from typing import Any
+
+from ..data import migrate
+from ..data.db import redact
+from ..errors import InvalidInput, NotFound
+from ..services import Services
+from . import render
+
+
+def _out(lines: list[str]) -> None:
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+def _json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False, default=str))
+
+
+async def cmd_migrate(args, s: Services) -> int:
+    print(f"database at revision {migrate.head()} ({redact(s.url)})", file=sys.stderr)
+    return 0
+
+
+async def cmd_store(args, s: Services) -> int:
+    result = await s.memories.store(
+        s.agent(args.agent),
+        args.content,
+        memory_type=args.type,
+        importance=args.importance,
+        metadata=args.metadata,
+        tags=args.tag or None,
+        session_id=args.session,
+        slot=args.slot,
+        call="cli store",
+    )
+    result.pop("memory")
+    print(json.dumps(result, ensure_ascii=False) if args.json else result["id"])
+    if result["status"] != "created" and not args.json:
+        of = f" (of {result['duplicate_of']})" if "duplicate_of" in result else ""
+        print(f"{result['status']}{of}", file=sys.stderr)
+    return 0
+
+
+async def cmd_recall(args, s: Services) -> int:
+    if (args.query is None) == (args.batch is None):
+        raise InvalidInput("recall", "give exactly one of --query or --batch")
+    agent = s.agent(args.agent)
+    if args.batch:
+        for item in _batch_queries(args.batch, args.top_k):
+            found = await s.recall.retrieve(agent, item["query"], top_k=item["k"], as_of=item["as_of"])
+            results = [
+                {key: m[key] for key in ("id", "content", "score", "created_at", "metadata")} for m in found["memories"]
+            ]
+            print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
+        return 0
+    result = await s.recall.retrieve(agent, args.query, top_k=args.top_k)
+    if args.json:
+        _json(result)
+    else:
+        _out(render.recall_table(result["memories"], render.width()))
+    if not result["memories"]:
+        print("(no memories found)", file=sys.stderr)
+    return 0
+
+
+def _batch_queries(path: str, default_k: int) -> list[dict[str, Any]]:
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise InvalidInput(f"{path} line {n}", f"is not valid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict) or "query" not in obj:
+                raise InvalidInput(f"{path} line {n}", 'must be an object with "query" (and "qid", "k", "as_of")')
+            out.append(
+                {
+                    "qid": obj.get("qid", n),
+                    "query": obj["query"],
+                    "k": obj.get("k", default_k),
+                    "as_of": obj.get("as_of"),
+                }
+            )
+    return out
+
+
+async def cmd_list(args, s: Services) -> int:
+    listed = await s.memories.list(
+        s.agent(args.agent),
+        memory_type=args.type,
+        session_id=args.session,
+        tags=args.tag or None,
+        metadata=args.metadata,
+        include_shared=args.shared,
+        include_invalidated=args.all,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    if args.json:
+        _json(listed)
+        return 0
+    _out(render.memory_table(listed["memories"], render.width()))
+    shown = len(listed["memories"])
+    if shown == args.limit:
+        print(f"({shown} shown; --offset {args.offset + shown} for more)", file=sys.stderr)
+    elif shown == 0:
+        print(
+            "(no memories" + ("" if args.all else "; --all includes invalidated and expired ones") + ")",
+            file=sys.stderr,
+        )
+    return 0
+
+
+async def _resolve(s: Services, agent: str, given: str) -> uuid.UUID:
+    """A memory id, or an unambiguous prefix of one (as `list` prints them)."""
+    try:
+        return uuid.UUID(given)
+    except ValueError:
+        pass
+    prefix = given.lower()
+    if not re.fullmatch(r"[0-9a-f][0-9a-f-]{3,34}", prefix):
+        raise InvalidInput(
+            "memory_id",
+            f"{given!r} is not a memory id or the start of one (at least 4 "
+            "hexadecimal characters, as `hindsight list` shows)",
+        )
+    found = [r["id"] for r in await s.db.fetch("resolve_id_prefix", agent, prefix)]
+    if not found:
+        raise NotFound("memory_id", f"starting with {given!r}", agent)
+    if len(found) > 1:
+        raise InvalidInput(
+            "memory_id",
+            f"{given!r} is the start of several memories ({', '.join(str(f) for f in found)}); give more characters",
+        )
+    return found[0]
+
+
+async def cmd_show(args, s: Services) -> int:
+    from ..store.memories import row_to_dict
+
+    agent = s.agent(args.agent)
+    mid = await _resolve(s, agent, args.memory_id)
+    try:
+        memory = await s.memories.get(agent, mid, reveal=args.reveal)
+    except NotFound:
+        row = await s.db.fetchrow("show_archived", agent, mid)
+        if row is None:
+            raise
+        memory = row_to_dict(row)
+    try:
+        history = await s.memories.history(agent, mid)
+    except NotFound:  # another agent's shared memory: its history is the owner's
+        history = []
+    if args.json:
+        _json({"memory": memory, "history": history})
+    else:
+        _out(render.memory_block(memory, history, render.width()))
+    return 0
+
+
+async def cmd_forget(args, s: Services) -> int:
+    from ..upkeep.maintenance import forget_archived
+
+    agent = s.agent(args.agent)
+    mid = await _resolve(s, agent, args.memory_id)
+    try:
+        result = await s.memories.delete(agent, mid, call="cli forget")
+    except NotFound:
+        result = await forget_archived(s.db, agent, mid)
+    _json(result)
+    return 0
+
+
+async def cmd_invalidate(args, s: Services) -> int:
+    agent = s.agent(args.agent)
+    mid = await _resolve(s, agent, args.memory_id)
+    replacement = await _resolve(s, agent, args.replaced_by) if args.replaced_by else None
+    m = await s.memories.invalidate(agent, mid, args.reason, replacement, call="cli invalidate")
+    _json(
+        {
+            "invalidated": m["id"],
+            "at": m["invalidated_at"],
+            "reason": m["invalidation_reason"],
+            "replaced_by": m["invalidated_by"],
+        }
+    )
+    return 0
+
+
+async def cmd_restore(args, s: Services) -> int:
+    from ..upkeep.maintenance import restore
+
+    agent = s.agent(args.agent)
+    mid = await _resolve(s, agent, args.memory_id)
+    _json(await restore(s.db, agent, mid, _now(None)))
+    return 0
+
+
+def _now(value: str | None):
+    from datetime import datetime, timezone
+
+    from ..rules import validate as v
+
+    return v.timestamp("--now", value) if value else datetime.now(timezone.utc)
+
+
+async def cmd_maintain(args, s: Services) -> int:
+    from ..upkeep.maintenance import Maintenance
+
+    report = await Maintenance(s.db, s.memories).run(_now(args.now), dry_run=args.dry_run, trigger="cli")
+    print(json.dumps(report, ensure_ascii=False, default=str, indent=None if args.json else 2))
+    if report["status"] == "skipped":
+        print("hindsight maintain: another maintenance run is in progress; nothing done", file=sys.stderr)
+    return 0
+
+
+async def cmd_scheduler(args, s: Services) -> int:
+    from ..upkeep.schedule import serve
+
+    await serve(s)
+    return 0
+
+
+async def cmd_stats(args, s: Services) -> int:
+    from .stats import collect
+    from .stats import render as show
+
+    data = await collect(s.db, args.agent, _now(None))
+    if args.json:
+        _json(data)
+    else:
+        show(data, render.width())
+    return 0
+
+
+async def cmd_reembed(args, s: Services) -> int:
+    from ..embedders import base as embed
+    from ..upkeep.reembed import reembed
+
+    name, dimension = embed.describe(s.settings)
+    bar, task = _progress(0, f"re-embedding with {name}")
+    with bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = await reembed(
+            s.db, s.bulk_embedder, name, dimension, batch_size=args.batch_size, limit=args.limit, progress=progress
+        )
+    _json(result)
+    if result["status"] == "paused":
+        print(
+            f"hindsight reembed: paused after {result['embedded']} memories, {result['remaining']} to go; "
+            "run it again to continue",
+            file=sys.stderr,
+        )
+    return 0
+
+
+async def cmd_export(args, s: Services) -> int:
+    from ..store.transfer import export_lines
+
+    agent = s.agent(args.agent)
+    lines = await export_lines(s.db, agent)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    print(f"exported {len(lines)} lines for agent {agent!r}", file=sys.stderr)
+    return 0
+
+
+def _progress(total: int, what: str):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn(what),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
+    return bar, bar.add_task(what, total=total)
+
+
+def load_import(args) -> list[dict[str, Any]]:
+    """Every line checked before the database is even opened."""
+    from ..store.importer import read_records
+
+    if args.file == "-":
+        return read_records(sys.stdin)
+    with open(args.file, encoding="utf-8") as fh:
+        return read_records(fh)
+
+
+async def cmd_import(args, s: Services) -> int:
+    from ..store.importer import import_records
+
+    records, agent = args.loaded, s.agent(args.agent)
+    embedder = s.bulk_embedder
+    started = time.perf_counter()
+    bar, task = _progress(len(records), "importing")
+    with bar:
+        counts = await import_records(
+            s.db,
+            embedder,
+            agent,
+            records,
+            batch_size=args.batch_size,
+            progress=lambda n: bar.advance(task, n),
+            sealer=s.write_policy.sealer,
+            on_conflict=args.on_conflict,
+        )
+    elapsed = time.perf_counter() - started
+    done, trails = counts["imported"], counts["trails"]
+    history = f" and the history of {trails} deleted {'memory' if trails == 1 else 'memories'}" if trails else ""
+    print(
+        f"imported {done} memories{history} for agent {agent!r} in {elapsed:.1f} s "
+        f"({done / max(elapsed, 1e-9):.1f} memories/s); skipped {counts['skipped']} lines already present, "
+        f"replaced {counts['replaced']}",
+        file=sys.stderr,
+    )
+    return 0

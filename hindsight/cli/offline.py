@@ -1,0 +1,66 @@
+"""The commands that run without the services: plain functions of (args, settings).
+`run` hands them the settings and nothing else; doctor reaches the database only to report
+on it, and the ui's server opens what it needs itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+
+from ..config import Settings
+from ..data import bootstrap, migrate
+from ..data.db import redact
+
+
+def cmd_keygen(args, settings: Settings) -> int:
+    from cryptography.fernet import Fernet
+
+    print(Fernet.generate_key().decode())
+    return 0
+
+
+def cmd_doctor(args, settings: Settings) -> int:
+    from ..data.db import ensure_pgvector
+    from ..embedders.base import create, describe
+    from .doctor import stdout_check
+
+    url = bootstrap.resolve_url(settings)
+    print(f"database: {redact(url)}{' (embedded)' if not settings.database_url else ''}")
+    print(f"pgvector: {asyncio.run(ensure_pgvector(url))}")
+    found = asyncio.run(migrate.current(url))
+    name, dim = describe(settings)
+    create(settings)
+    print(f"embedder: {name} ({dim}-d) loads")
+    clean, detail = stdout_check(_server_exe())  # the server migrates before it serves
+    print(f"stdio:    {detail}")
+    current = asyncio.run(migrate.current(url))
+    moved = f", migrated from {found or 'nothing'} by the server's start" if current != found else ""
+    print(f"schema:   {current or 'not migrated'} (newest {migrate.head()}{moved})")
+    return 0 if current == migrate.head() and clean else 1
+
+
+def _server_exe() -> str:
+    """The hindsight-server installed with this CLI (same virtualenv), else the one on PATH."""
+    from pathlib import Path
+
+    beside = Path(sys.executable).parent / "hindsight-server"
+    return str(beside) if beside.exists() else shutil.which("hindsight-server") or "hindsight-server"
+
+
+def cmd_mcp_config(args, settings: Settings) -> int:
+    from .ide_config import config_for
+
+    config, notes = config_for(args.client, _server_exe(), settings)
+    print(json.dumps(config, indent=2, ensure_ascii=False))
+    for note in notes:
+        print(f"hindsight mcp-config: {note}", file=sys.stderr)
+    return 0
+
+
+def cmd_ui(args, settings: Settings) -> int:
+    from ..ui.serve import run as serve
+
+    return serve(settings, port=args.port, open_browser=not args.no_browser, agent=args.agent)

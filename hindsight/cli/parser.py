@@ -1,0 +1,175 @@
+"""The argparse tree of the `hindsight` command, one small function per group of commands.
+Each command's handler is set as its default: a plain function of (args, settings) from
+offline, or an `async def` of (args, services) from commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, NamedTuple
+
+from .. import version
+from ..rules.validate import MEMORY_TYPES
+from . import commands as c
+from . import offline
+
+
+def json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError('must be a JSON object, e.g. \'{"task_type": "deploy"}\'')
+    return value
+
+
+class Shared(NamedTuple):
+    """The options several commands share, as argparse parents."""
+
+    agent: argparse.ArgumentParser  # --agent
+    as_json: argparse.ArgumentParser  # --json
+    one: argparse.ArgumentParser  # --agent and one memory id
+
+
+def _shared() -> Shared:
+    agent = argparse.ArgumentParser(add_help=False)
+    agent.add_argument("--agent", help="agent id (default: HINDSIGHT_AGENT_ID)")
+    as_json = argparse.ArgumentParser(add_help=False)
+    as_json.add_argument("--json", action="store_true", help="print JSON")
+    one = argparse.ArgumentParser(add_help=False, parents=[agent])
+    one.add_argument("memory_id", help="a memory id, or its first characters as `hindsight list` shows them")
+    return Shared(agent, as_json, one)
+
+
+class Commands:
+    """Adds one subcommand: its help doubles as its description, its handler is a default."""
+
+    def __init__(self, sub) -> None:
+        self.sub = sub
+
+    def __call__(self, name: str, handler, help_: str, parents=(), **defaults) -> argparse.ArgumentParser:
+        s = self.sub.add_parser(name, help=help_, description=help_, parents=list(parents))
+        s.set_defaults(handler=handler, **defaults)
+        return s
+
+
+def _store_recall_list(command: Commands, p: Shared) -> None:
+    s = command("store", c.cmd_store, "store one memory", [p.agent, p.as_json])
+    s.add_argument("content")
+    s.add_argument(
+        "--type",
+        default="episodic",
+        choices=MEMORY_TYPES,
+        help="semantic: facts and preferences; procedural: how-to, fixes; episodic: events "
+        "(the default); working: scratch state",
+    )
+    s.add_argument("--importance", type=int, default=3, help="1-5 (default 3)")
+    s.add_argument(
+        "--slot",
+        help="the fact this memory is the current value of, e.g. preference:editor "
+        "(supersedes the slot's previous memory)",
+    )
+    s.add_argument("--metadata", type=json_object, help="a JSON object")
+    s.add_argument("--tag", action="append", help="a tag (repeatable)")
+    s.add_argument("--session", help="session id")
+
+    s = command("recall", c.cmd_recall, "recall memories relevant to a query", [p.agent, p.as_json])
+    s.add_argument("--query", help="what to recall")
+    s.add_argument(
+        "--batch",
+        metavar="QUERIES.jsonl",
+        help='one query a line: {"qid", "query", "k"?, "as_of"?}; prints one JSON line each',
+    )
+    s.add_argument("--top-k", type=int, default=5)
+
+    s = command("list", c.cmd_list, "browse memories, newest first", [p.agent, p.as_json])
+    s.add_argument("--type", choices=MEMORY_TYPES, help="only this layer")
+    s.add_argument("--session", help="only this session")
+    s.add_argument("--tag", action="append", help="only memories with this tag (repeatable: all of them)")
+    s.add_argument("--metadata", type=json_object, help="only memories whose metadata contains this object")
+    s.add_argument("--all", action="store_true", help="also invalidated and expired memories")
+    s.add_argument("--shared", action="store_true", help="also memories other agents shared")
+    s.add_argument("--limit", type=int, default=20, help="how many (default 20, at most 200)")
+    s.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+
+
+def _one_memory(command: Commands, p: Shared) -> None:
+    s = command("show", c.cmd_show, "one memory: every field and its history", [p.one, p.as_json])
+    s.add_argument("--reveal", action="store_true", help="decrypt sealed secrets (needs HINDSIGHT_ENCRYPTION_KEY)")
+
+    command(
+        "forget", c.cmd_forget, "delete one memory for good (its history keeps the trail, not the content)", [p.one]
+    )
+
+    s = command("invalidate", c.cmd_invalidate, "mark one memory no longer true (kept as history)", [p.one])
+    s.add_argument("--reason", required=True, help="why it is no longer true")
+    s.add_argument("--replaced-by", metavar="ID", help="the memory that replaces it")
+
+
+def _import_export(command: Commands, p: Shared) -> None:
+    s = command(
+        "import",
+        c.cmd_import,
+        "bulk load memories from JSONL (a restore path: kept as given)",
+        [p.agent],
+        load=c.load_import,
+    )
+    s.add_argument("file", metavar="FILE.jsonl", help="a JSONL file, or - for standard input")
+    s.add_argument(
+        "--on-conflict",
+        choices=("skip", "replace"),
+        default="skip",
+        help="a line the agent already has (same id): skip it (default) or replace it",
+    )
+    s.add_argument("--batch-size", type=int, default=64, help="memories embedded and written together")
+
+    command(
+        "export", c.cmd_export, "JSONL of every memory, its state and history (import restores it exactly)", [p.agent]
+    )
+
+
+def _upkeep(command: Commands, p: Shared) -> None:
+    s = command("maintain", c.cmd_maintain, "run the maintenance job once (decay, archive, consolidation)", [p.as_json])
+    s.add_argument("--now", help="act as if it were this ISO 8601 time")
+    s.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
+
+    command("scheduler", c.cmd_scheduler, "run the maintenance job on HINDSIGHT_MAINTENANCE_CRON (default 03:00)")
+    command("restore", c.cmd_restore, "bring a memory back from the archive", [p.one])
+
+    s = command("stats", c.cmd_stats, "counts by agent, type and state; decay histogram; last runs", [p.as_json])
+    s.add_argument("--agent", help="only this agent")
+
+    s = command(
+        "reembed", c.cmd_reembed, "re-embed every memory with the configured embedder (resumable)", check_embedder=False
+    )  # the point is to change embedders
+    s.add_argument("--batch-size", type=int, default=64)
+    s.add_argument("--limit", type=int, help="stop after this many memories (run again to continue)")
+
+
+def _offline(command: Commands, p: Shared) -> None:
+    s = command(
+        "ui",
+        offline.cmd_ui,
+        "a local web page (127.0.0.1, token in the printed URL) to see, search, explain and correct memories",
+        [p.agent],
+    )
+    s.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: a free one)")
+    s.add_argument("--no-browser", action="store_true", help="only print the URL, do not open a browser")
+
+    command("keygen", offline.cmd_keygen, "print a new HINDSIGHT_ENCRYPTION_KEY")
+    command("doctor", offline.cmd_doctor, "check database, pgvector, migrations, embedder and the server's stdout")
+    s = command("mcp-config", offline.cmd_mcp_config, "print the JSON an IDE needs to launch the server")
+    s.add_argument("--client", default="claude-desktop", choices=["claude-desktop", "cursor", "vscode", "claude-code"])
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="hindsight", description="Long-term memory for LLM agents.")
+    p.add_argument("--version", action="version", version=f"hindsight {version()}")
+    command = Commands(p.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    shared = _shared()
+    command("migrate", c.cmd_migrate, "bring the database schema to the newest revision")
+    for group in (_store_recall_list, _one_memory, _import_export, _upkeep, _offline):
+        group(command, shared)  # in this order: `hindsight --help` lists them so
+    return p
