@@ -5,7 +5,7 @@ remembers.
     app        the Starlette routes: read a request, call the services, render a page
     security   the gate every request passes: host, token/session cookie, CSRF, headers
     data       what the pages read (sql/queries/ui.sql) and the dismissal of a conflict
-    views      pages as HTML, from plain data (no I/O)
+    views      pages as HTML, from plain data (no I/O): widgets and the page_* modules
     explain    recall's score parts, channels, flags and history in words (pure)
     charts     bar charts as inline SVG (pure)
     html       escaping by default, the page layout and its stylesheet
