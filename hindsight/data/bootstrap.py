@@ -9,9 +9,9 @@ import logging
 from ..config import Settings
 from ..embedders import base as embed
 from ..errors import ConfigError, EmbedderMismatch
-from . import migrate, queries
+from . import migrate
 from . import pg_embedded as embedded
-from .db import connect_once, ensure_pgvector, translated
+from .db import Session, connect_once, ensure_pgvector, translated
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ async def _check_agent_role(url: str, agent_id: str) -> None:
     conn = await connect_once(url)
     try:
         async with translated("checking the database role"):
-            row = await conn.fetchrow(queries.get("role_agents"))
+            row = await Session(conn).fetchrow("role_agents")
     finally:
         await conn.close()
     if row["scoped"] and agent_id not in row["agents"]:
@@ -70,26 +70,27 @@ async def check_recorded(conn, name: str, dimension: int) -> None:
     dimension differs). A database holding memories written by another embedder is an
     error: mixing vectors from two models makes recall silently wrong.
     """
-    row = await conn.fetchrow(queries.get("embedder_get"))
+    session = Session(conn)
+    row = await session.fetchrow("embedder_get")
     if row is not None and (row["name"], row["dimension"]) == (name, dimension):
         return  # the usual case, and all an agent's login role may check (it may not lock)
-    async with conn.transaction():
-        await conn.execute("LOCK TABLE hindsight_embedder IN EXCLUSIVE MODE")
-        row = await conn.fetchrow(queries.get("embedder_get"))
+    async with session.transaction() as tx:
+        await tx.execute("embedder_lock")
+        row = await tx.fetchrow("embedder_get")
         if row is not None and (row["name"], row["dimension"]) == (name, dimension):
             return
-        if row is not None and await conn.fetchval(queries.get("memories_exist")):
+        if row is not None and await tx.fetchval("memories_exist"):
             raise EmbedderMismatch(
                 f"the database holds memories embedded by {row['name']} ({row['dimension']}-d) but "
                 f"HINDSIGHT_EMBEDDER selects {name} ({dimension}-d). Set HINDSIGHT_EMBEDDER="
                 f"{row['name']} to keep using them, or point HINDSIGHT_HOME / HINDSIGHT_DATABASE_URL "
                 "at an empty database for the new embedder"
             )
-        if await conn.fetchval(queries.get("embedding_dimension")) != dimension:
-            if await conn.fetchval(queries.get("memories_exist")):
+        if await tx.fetchval("embedding_dimension") != dimension:
+            if await tx.fetchval("memories_exist"):
                 raise EmbedderMismatch(
                     f"the embedding column is not {dimension}-d and memories exist; "
                     f"set HINDSIGHT_EMBEDDER to the embedder that wrote them"
                 )
-            await conn.execute(queries.get("embedding_set_dimension").format(dimension=int(dimension)))
-        await conn.execute(queries.get("embedder_record"), name, dimension)
+            await tx.execute_sized("embedding_set_dimension", dimension)
+        await tx.execute("embedder_record", name, dimension)

@@ -30,6 +30,11 @@ MIN_SERVER_VERSION = 150000
 MIN_PGVECTOR = (0, 5)
 
 
+def rows_affected(status: str) -> int:
+    """How many rows a command touched, from its status tag ("UPDATE 3", "INSERT 0 1")."""
+    return int(status.split()[-1])
+
+
 def redact(url: str) -> str:
     """The URL without its password, for messages."""
     return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", url)
@@ -92,18 +97,19 @@ async def connect_once(url: str, timeout: float = 10) -> asyncpg.Connection:
 async def ensure_pgvector(url: str) -> str:
     """Check server version and pgvector; create the extension if allowed. Returns its version."""
     conn = await connect_once(url)
+    session = Session(conn)
     try:
         async with translated("checking the server"):
-            version = await conn.fetchval("SHOW server_version_num")
+            version = await session.fetchval("server_version_num")
             if int(version) < MIN_SERVER_VERSION:
                 raise DatabaseError(f"{redact(url)} runs PostgreSQL {version}; hindsight needs 15 or newer")
-            installed = await conn.fetchval(queries.get("pgvector_version"))
+            installed = await session.fetchval("pgvector_version")
         if installed is None:
             try:
                 # CREATE EXTENSION IF NOT EXISTS still fails when two processes race to it
-                async with conn.transaction():
-                    await conn.execute("SELECT pg_advisory_xact_lock($1)", SCHEMA_LOCK)
-                    await conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                async with session.transaction() as tx:
+                    await tx.execute("schema_lock", SCHEMA_LOCK)
+                    await tx.execute("create_pgvector")
             except asyncpg.PostgresError as exc:
                 raise DatabaseError(
                     f"pgvector is not installed in {redact(url)} and could not be created "
@@ -111,7 +117,7 @@ async def ensure_pgvector(url: str) -> str:
                     "run CREATE EXTENSION vector as a superuser, or point HINDSIGHT_DATABASE_URL "
                     "at a server that has it"
                 ) from exc
-            installed = await conn.fetchval(queries.get("pgvector_version"))
+            installed = await session.fetchval("pgvector_version")
         parts = tuple(int(p) for p in re.findall(r"\d+", installed)[:2])
         if parts < MIN_PGVECTOR:
             raise DatabaseError(
@@ -166,7 +172,7 @@ class Database:
         await asyncio.shield(self._healing)
 
     @contextlib.asynccontextmanager
-    async def connection(self, what: str) -> AsyncIterator[asyncpg.Connection]:
+    async def _connection(self, what: str) -> AsyncIterator[asyncpg.Connection]:
         """A pooled connection; errors translated; one heal-and-retry if none can be had."""
         async with translated(what):
             try:
@@ -186,45 +192,84 @@ class Database:
             finally:
                 await self.pool.release(conn)
 
+    # One statement on a pooled connection, named after it in errors.
     async def fetch(self, name: str, *args: Any) -> list[asyncpg.Record]:
-        async with self.connection(name) as conn:
-            return await conn.fetch(queries.get(name), *args)
+        async with self.session(name) as session:
+            return await session.fetch(name, *args)
 
     async def fetchrow(self, name: str, *args: Any) -> asyncpg.Record | None:
-        async with self.connection(name) as conn:
-            return await conn.fetchrow(queries.get(name), *args)
+        async with self.session(name) as session:
+            return await session.fetchrow(name, *args)
 
     async def fetchval(self, name: str, *args: Any) -> Any:
-        async with self.connection(name) as conn:
-            return await conn.fetchval(queries.get(name), *args)
+        async with self.session(name) as session:
+            return await session.fetchval(name, *args)
+
+    async def execute(self, name: str, *args: Any) -> str:
+        async with self.session(name) as session:
+            return await session.execute(name, *args)
+
+    async def executemany(self, name: str, rows: list[tuple]) -> None:
+        if rows:
+            async with self.session(name) as session:
+                await session.executemany(name, rows)
+
+    async def execute_count(self, name: str, *args: Any) -> int:
+        """Run a statement; how many rows it touched."""
+        return rows_affected(await self.execute(name, *args))
+
+    @contextlib.asynccontextmanager
+    async def session(self, what: str) -> AsyncIterator["Session"]:
+        """One connection held for a while (a session-level lock, a loop of batches), outside
+        any transaction; Session.transaction starts one on it."""
+        async with self._connection(what) as conn:
+            yield Session(conn)
 
     @contextlib.asynccontextmanager
     async def transaction(self, what: str, call: str | None = None, reason: str | None = None) -> AsyncIterator["Tx"]:
         """One connection, one transaction; `call` and `reason` name it in memory_history."""
-        async with self.connection(what) as conn, conn.transaction():
+        async with self._connection(what) as conn, conn.transaction():
             if call is not None:
                 await conn.execute(queries.get("call_context"), call, reason)
             yield Tx(conn)
 
 
-class Tx:
-    """Named queries inside a transaction."""
+class Session:
+    """Named queries on one connection (Database.session; or a single connection of
+    connect_once, for checks before a pool exists)."""
 
     def __init__(self, conn: asyncpg.Connection):
-        self.conn = conn
+        self._conn = conn
 
-    async def execute(self, name: str, *args: Any) -> str:
-        return await self.conn.execute(queries.get(name), *args)
+    async def execute(self, name: str, *args: Any, timeout: float | None = None) -> str:
+        return await self._conn.execute(queries.get(name), *args, timeout=timeout)
+
+    async def execute_count(self, name: str, *args: Any) -> int:
+        """Run a statement; how many rows it touched."""
+        return rows_affected(await self.execute(name, *args))
+
+    async def execute_sized(self, name: str, dimension: int) -> str:
+        """A schema statement whose {dimension} (a vector column's) is filled with an integer."""
+        return await self._conn.execute(queries.get(name).format(dimension=int(dimension)))
 
     async def executemany(self, name: str, rows: list[tuple]) -> None:
         if rows:
-            await self.conn.executemany(queries.get(name), rows)
+            await self._conn.executemany(queries.get(name), rows)
 
     async def fetch(self, name: str, *args: Any) -> list[asyncpg.Record]:
-        return await self.conn.fetch(queries.get(name), *args)
+        return await self._conn.fetch(queries.get(name), *args)
 
     async def fetchrow(self, name: str, *args: Any) -> asyncpg.Record | None:
-        return await self.conn.fetchrow(queries.get(name), *args)
+        return await self._conn.fetchrow(queries.get(name), *args)
 
     async def fetchval(self, name: str, *args: Any) -> Any:
-        return await self.conn.fetchval(queries.get(name), *args)
+        return await self._conn.fetchval(queries.get(name), *args)
+
+    @contextlib.asynccontextmanager
+    async def transaction(self) -> AsyncIterator["Tx"]:
+        async with self._conn.transaction():
+            yield Tx(self._conn)
+
+
+class Tx(Session):
+    """Named queries inside a transaction (Database.transaction, Session.transaction)."""

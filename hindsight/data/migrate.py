@@ -13,7 +13,7 @@ import hindsight
 
 from ..errors import DatabaseError
 from . import queries
-from .db import SCHEMA_LOCK, SERVER_SETTINGS
+from .db import SCHEMA_LOCK, SERVER_SETTINGS, Session
 
 
 def alembic_dir() -> Path:
@@ -55,8 +55,9 @@ def head() -> str:
 async def current(url: str) -> str | None:
     conn = await asyncpg.connect(url, server_settings=SERVER_SETTINGS)
     try:
-        exists = await conn.fetchval("SELECT to_regclass('alembic_version') IS NOT NULL")
-        return await conn.fetchval("SELECT version_num FROM alembic_version") if exists else None
+        session = Session(conn)
+        exists = await session.fetchval("alembic_version_exists")
+        return await session.fetchval("alembic_version") if exists else None
     finally:
         await conn.close()
 
@@ -64,22 +65,15 @@ async def current(url: str) -> str | None:
 # ---- used by alembic/env.py and the revisions -------------------------------------------
 
 
-def run_env(context) -> None:
-    """The body of alembic/env.py: online migrations over asyncpg."""
+def run_env(context, url: str) -> None:
+    """The body of alembic/env.py: online migrations over asyncpg, on the database at `url`."""
     from sqlalchemy.ext.asyncio import create_async_engine
     from sqlalchemy.pool import NullPool
-
-    url = context.config.attributes.get("database_url")
-    if not url:
-        from ..config import Settings
-        from .bootstrap import resolve_url
-
-        url = resolve_url(Settings.from_env())
 
     def do_run(connection) -> None:
         context.configure(connection=connection, transaction_per_migration=False)
         with context.begin_transaction():
-            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK})")
+            connection.exec_driver_sql(queries.get("schema_lock"), (SCHEMA_LOCK,))
             context.run_migrations()
 
     async def main() -> None:

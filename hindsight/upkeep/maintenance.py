@@ -16,8 +16,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..data import queries
-from ..data.db import Database, translated
+from ..data.db import Database
 from ..errors import InvalidInput, NotFound
 from ..rules import consolidation, policy, scoring
 from ..rules import validate as v
@@ -48,8 +47,8 @@ class Maintenance:
 
     async def run(self, now: datetime, *, dry_run: bool = False, trigger: str = "cli") -> dict[str, Any]:
         """One run. Returns its report; raises (after recording the failure) on error."""
-        async with translated("maintenance"), self.db.pool.acquire() as lock_conn:
-            if not await lock_conn.fetchval(queries.get("maintenance_try_lock")):
+        async with self.db.session("maintenance") as lock:
+            if not await lock.fetchval("maintenance_try_lock"):
                 run_id = await self.db.fetchval("run_start", now, dry_run, trigger, "skipped")
                 report = {"status": "skipped", "reason": "another maintenance run holds the lock", "run": run_id}
                 await self.db.fetchval("run_finish", run_id, "skipped", report, None)
@@ -84,7 +83,7 @@ class Maintenance:
                     await self.db.fetchval("run_finish", run_id, "failed", report, f"{type(exc).__name__}: {exc}")
                     raise
             finally:
-                await lock_conn.fetchval(queries.get("maintenance_unlock"))
+                await lock.fetchval("maintenance_unlock")
 
     async def decay(self, now: datetime, dry_run: bool) -> dict[str, Any]:
         lam = self.config.decay_lambda
@@ -100,11 +99,9 @@ class Maintenance:
         pages = await self.db.fetchval("table_pages")
         step = self.config.pages_per_batch
         changed = 0
-        sql = queries.get("decay_pages")
-        async with translated("decay"), self.db.pool.acquire() as conn:
+        async with self.db.session("decay") as session:
             for first in range(0, pages + 1, step):
-                status = await conn.execute(sql, now, lam, (first, 0), (first + step, 0))
-                changed += int(status.split()[-1])
+                changed += await session.execute_count("decay_pages", now, lam, (first, 0), (first + step, 0))
         return {
             "changed": changed,
             "sank_below": preview["sinking"],
@@ -120,13 +117,11 @@ class Maintenance:
             preview = dict(await self.db.fetchrow("archive_preview", now, after))
             return {"would_archive_expired": preview["expired"], "would_archive_superseded": preview["superseded"]}
         moved = {"expired": 0, "superseded": 0}
-        sql = queries.get("archive_batch")
         for kind in ("superseded", "expired"):
             while True:
                 async with self.db.transaction("archiving", "maintain", f"archive: {kind}") as tx:
-                    await tx.conn.execute("SELECT set_config('hindsight.action', 'archive', true)")
-                    status = await tx.conn.execute(sql, now, after, kind, ARCHIVE_BATCH)
-                n = int(status.split()[-1])
+                    await tx.execute("history_action", "archive")
+                    n = await tx.execute_count("archive_batch", now, after, kind, ARCHIVE_BATCH)
                 moved[kind] += n
                 if n == 0:
                     break
@@ -158,10 +153,9 @@ class Maintenance:
                 reinforced += result["status"] == "duplicate"
                 new_id = result["id"]
                 async with self.db.transaction("consolidating", "maintain", "consolidated") as tx:
-                    status = await tx.conn.execute(
-                        queries.get("mark_consolidated"), agent, [m["id"] for m in cluster.members], uuid.UUID(new_id)
+                    sources += await tx.execute_count(
+                        "mark_consolidated", agent, [m["id"] for m in cluster.members], uuid.UUID(new_id)
                     )
-                sources += int(status.split()[-1])
         out: dict[str, Any] = {"clusters": len(found), "examples": found[:5]}
         if not dry_run:
             out.update(created=created, reinforced=reinforced, sources_marked=sources)
@@ -190,7 +184,7 @@ async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime, ca
         expires = policy.expires_at(row["importance"], row["memory_type"], None, now)
     why = f"restored from archive ({row['archive_reason']})"
     async with db.transaction("restoring a memory", call, why) as tx:
-        await tx.conn.execute("SELECT set_config('hindsight.action', 'restore', true)")
+        await tx.execute("history_action", "restore")
         if row["invalidated_at"] is None:
             await tx.fetchrow("begin_write", agent_id, call, why)
             if row["dedup_key"] is not None:

@@ -41,4 +41,5 @@ WHERE agent_id = $1 AND memory_id = $2
 DELETE FROM memories WHERE agent_id = $1 AND id = ANY($2::uuid[]);
 
 -- name: import_delete_archived
+-- --on-conflict replace: the archived memories the imported lines take the place of.
 DELETE FROM memories_archive WHERE agent_id = $1 AND id = ANY($2::uuid[]);

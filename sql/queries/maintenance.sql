@@ -6,19 +6,28 @@
 SELECT pg_try_advisory_lock(7402);
 
 -- name: maintenance_unlock
+-- Release the maintenance lock (taken on the same connection).
 SELECT pg_advisory_unlock(7402);
 
+-- name: history_action
+-- Tell the history triggers what this transaction's writes mean, until it commits: $1 =
+-- 'archive' (a delete moves memories to the archive, it does not forget them) or 'restore'.
+SELECT set_config('hindsight.action', $1, true);
+
 -- name: run_start
+-- Record that a maintenance run started ($4: running, or skipped when another holds the lock).
 INSERT INTO maintenance_runs (as_of, dry_run, trigger, status)
 VALUES ($1, $2, $3, $4)
 RETURNING id;
 
 -- name: run_finish
+-- Record how a maintenance run ended: its status, report and error.
 UPDATE maintenance_runs
 SET finished_at = clock_timestamp(), status = $2, report = $3, error = $4
 WHERE id = $1;
 
 -- name: recent_runs
+-- The latest $1 maintenance runs, newest first.
 SELECT id, started_at, finished_at, as_of, dry_run, trigger, status, report, error
 FROM maintenance_runs ORDER BY id DESC LIMIT $1;
 
@@ -68,11 +77,13 @@ SELECT (jsonb_populate_record(NULL::memories_archive,
 FROM moved;
 
 -- name: archive_preview
+-- How many memories archive would move at $1 (expired; superseded more than $2 ago), moving none.
 SELECT count(*) FILTER (WHERE expires_at <= $1 AND invalidated_at IS NULL) AS expired,
        count(*) FILTER (WHERE invalidated_at <= $1 - $2::interval) AS superseded
 FROM memories;
 
 -- name: archived_memory
+-- One of the agent's archived memories, with what restoring it needs.
 SELECT id, agent_id, content, memory_type, importance, expires_at, invalidated_at, archive_reason,
        archived_at, dedup_key, slot, decay_score, access_count, last_accessed
 FROM memories_archive WHERE agent_id = $1 AND id = $2;
@@ -136,11 +147,13 @@ ORDER BY created_at DESC
 LIMIT $4;
 
 -- name: agents_with_episodes
+-- The agents with unconsolidated current episodes created in [$1, $2).
 SELECT DISTINCT agent_id FROM memories
 WHERE memory_type = 'episodic' AND invalidated_at IS NULL AND consolidated_into IS NULL
   AND created_at >= $1 AND created_at < $2;
 
 -- name: mark_consolidated
+-- The episodes ($2) a consolidated memory ($3) now sums up.
 UPDATE memories SET consolidated_into = $3
 WHERE agent_id = $1 AND id = ANY($2) AND consolidated_into IS NULL;
 
@@ -160,6 +173,7 @@ GROUP BY agent_id, memory_type
 ORDER BY agent_id, memory_type;
 
 -- name: stats_archived
+-- Archived memories by agent and why they were archived ($1: one agent, or all).
 SELECT agent_id, archive_reason, count(*) AS n FROM memories_archive
 WHERE ($1::text IS NULL OR agent_id = $1)
 GROUP BY agent_id, archive_reason ORDER BY agent_id, archive_reason;
@@ -172,4 +186,5 @@ WHERE current AND ($1::text IS NULL OR agent_id = $1)
 GROUP BY 1 ORDER BY 1;
 
 -- name: memory_decay
+-- One memory's decay_score.
 SELECT decay_score FROM memory_state WHERE agent_id = $1 AND id = $2;

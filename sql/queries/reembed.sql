@@ -23,6 +23,7 @@ CREATE OR REPLACE TRIGGER memories_reembed_stale BEFORE UPDATE OF content ON mem
     FOR EACH ROW WHEN (OLD.content IS DISTINCT FROM NEW.content) EXECUTE FUNCTION memories_reembed_stale();
 
 -- name: reembed_open_job
+-- The unfinished re-embed job, if any.
 SELECT id, embedder, dimension, embedded, started_at FROM reembed_jobs WHERE finished_at IS NULL ORDER BY id LIMIT 1;
 
 -- name: reembed_shadow_dimension
@@ -31,9 +32,11 @@ SELECT atttypmod FROM pg_attribute
 WHERE attrelid = 'memories'::regclass AND attname = 'embedding_next' AND NOT attisdropped;
 
 -- name: reembed_new_job
+-- Start a re-embed job for embedder $1 ($2 dimensions).
 INSERT INTO reembed_jobs (embedder, dimension) VALUES ($1, $2) RETURNING id, embedded;
 
 -- name: reembed_counts
+-- How many memories have no new vector yet, and how many there are.
 SELECT count(*) FILTER (WHERE embedding_next IS NULL) AS todo, count(*) AS total FROM memories;
 
 -- name: reembed_batch
@@ -47,6 +50,7 @@ FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[]) AS v(agent_id, id, v
 WHERE m.agent_id = v.agent_id AND m.id = v.id AND m.content = v.content;
 
 -- name: reembed_progress
+-- Count $2 more memories embedded by job $1.
 UPDATE reembed_jobs SET embedded = embedded + $2 WHERE id = $1;
 
 -- name: reembed_index
@@ -59,6 +63,7 @@ CREATE INDEX CONCURRENTLY IF NOT EXISTS memories_embedding_next_hnsw ON memories
 LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE;
 
 -- name: reembed_switch
+-- The new vectors take the old ones' place: column, index and the stale-vector trigger.
 DROP TRIGGER memories_reembed_stale ON memories;
 DROP FUNCTION memories_reembed_stale();
 ALTER TABLE memories DROP COLUMN embedding;
@@ -67,4 +72,5 @@ ALTER TABLE memories ALTER COLUMN embedding SET NOT NULL;
 ALTER INDEX memories_embedding_next_hnsw RENAME TO memories_embedding_hnsw;
 
 -- name: reembed_finish
+-- Mark re-embed job $1 finished.
 UPDATE reembed_jobs SET finished_at = now() WHERE id = $1;

@@ -4,6 +4,27 @@
 -- look at enough of the graph for recall's 50 vector candidates.
 SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64;
 
+-- name: server_version_num
+-- The server's version as a number (150000 and up for PostgreSQL 15).
+SHOW server_version_num;
+
+-- name: schema_lock
+-- Wait for the advisory lock $1 (hindsight's schema lock) until the transaction ends: one
+-- process at a time creates the extension or migrates.
+SELECT pg_advisory_xact_lock($1);
+
+-- name: create_pgvector
+-- Install pgvector in this database (needs a role allowed to; run under schema_lock).
+CREATE EXTENSION IF NOT EXISTS vector;
+
+-- name: alembic_version_exists
+-- Whether Alembic has migrated this database at all.
+SELECT to_regclass('alembic_version') IS NOT NULL;
+
+-- name: alembic_version
+-- The schema revision Alembic last applied.
+SELECT version_num FROM alembic_version;
+
 -- name: pgvector_version
 -- The installed pgvector version, or NULL.
 SELECT extversion FROM pg_extension WHERE extname = 'vector';
@@ -11,6 +32,11 @@ SELECT extversion FROM pg_extension WHERE extname = 'vector';
 -- name: embedder_get
 -- Which embedder wrote the stored vectors.
 SELECT name, dimension FROM hindsight_embedder;
+
+-- name: embedder_lock
+-- Hold the embedder record while it is checked and changed: one process at a time adopts
+-- an embedder (writers of the record wait; readers do not).
+LOCK TABLE hindsight_embedder IN EXCLUSIVE MODE;
 
 -- name: embedder_record
 -- Record the embedder that writes vectors from now on.
@@ -30,7 +56,7 @@ WHERE attrelid = 'memories'::regclass AND attname = 'embedding';
 
 -- name: embedding_set_dimension
 -- Re-declare the embedding column for another dimension. Only ever run on an empty
--- table; {dimension} is filled with an integer by hindsight/embed.py.
+-- table; {dimension} is filled with an integer (Session.execute_sized).
 ALTER TABLE memories ALTER COLUMN embedding TYPE vector({dimension});
 
 -- name: role_agents

@@ -3,6 +3,7 @@
 -- the same rows.
 
 -- name: export_memories
+-- Every column of the agent's live memories, with their state, oldest stored first.
 SELECT m.id, m.session_id, m.memory_type, m.content, m.metadata, m.tags, m.importance, m.created_at,
        m.stored_at, m.updated_at, m.expires_at, m.invalidated_at, m.invalidation_reason, m.invalidated_by,
        m.shared, m.slot, m.flags, m.sealed, m.dedup_key, m.strength, m.reinforce_count, m.consolidated_into,
@@ -12,6 +13,7 @@ WHERE m.agent_id = $1
 ORDER BY m.stored_at, m.id;
 
 -- name: export_history
+-- The agent's whole history (deleted memories' trails too), in order.
 SELECT memory_id, action, at, call, reason, related_id, memory_type, content, metadata, importance, slot, expires_at
 FROM memory_history WHERE agent_id = $1 ORDER BY seq;
 
@@ -26,6 +28,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, CO
         COALESCE($27::uuid[], '{}'));
 
 -- name: restore_history
+-- One history row as exported (or as an import's timeline dates it).
 INSERT INTO memory_history (agent_id, memory_id, action, at, call, reason, related_id, memory_type, content,
                             metadata, importance, slot, expires_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
@@ -35,6 +38,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13);
 SELECT set_config('hindsight.skip_history', 'on', true);
 
 -- name: export_archive
+-- Every column of the agent's archived memories, oldest archived first.
 SELECT id, session_id, memory_type, content, metadata, tags, importance, created_at, stored_at, updated_at,
        expires_at, invalidated_at, invalidation_reason, invalidated_by, shared, slot, flags, sealed, dedup_key,
        strength, reinforce_count, consolidated_into, decay_score, access_count, last_accessed, doc_len,
@@ -71,4 +75,5 @@ WITH archived AS (
 DELETE FROM memories WHERE agent_id = $1 AND id = ANY($2::uuid[]);
 
 -- name: restore_remove_history
+-- --on-conflict replace: the history of the memories the exported ones replace.
 DELETE FROM memory_history WHERE agent_id = $1 AND memory_id = ANY($2::uuid[]);

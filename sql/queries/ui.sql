@@ -120,6 +120,7 @@ ORDER BY archived_at DESC, id
 LIMIT $2 OFFSET $3;
 
 -- name: ui_archive_count
+-- How many memories the agent has in the archive.
 SELECT count(*) FROM memories_archive WHERE agent_id = $1;
 
 -- name: ui_archived_memory
