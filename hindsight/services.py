@@ -1,24 +1,60 @@
-"""The services a command works with, opened once and handed to it: the pool, the
-embedder, the write path (Memories) and the read path (Recall).
+"""The composition root: the services every face works with, built here and nowhere else.
+The pool, the embedder, the write path (Memories), the read path (Recall), recall's access
+bookkeeping, and whom a client may act for.
 
-The CLI opens them for each command (procrastinate's `execute_command` shape) and the
-scheduler for its lifetime; the embedder is loaded only by a command that reaches for it.
+    opened(...)   the CLI, per command (procrastinate's `execute_command` shape), and the scheduler
+    serving(...)  the MCP server, for its lifespan: 8 connections, the embedded database
+                  healed, recall's access counted in the background, the embedder loaded at start
+    showing(...)  the UI, for its process: the embedder loaded at start
+
+The embedder is otherwise loaded only by a command that reaches for it. `Services.agent`
+is the operator's (any agent); `acting_for` is a client's (the allow-list).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 from .config import Settings
+from .data import pg_embedded as embedded
 from .data.db import Database
 from .embedders import base as embed
 from .embedders import bulk as bulk_embed
 from .embedders.base import AsyncEmbedder, Embedder
-from .recall.search import Recall
+from .errors import InvalidInput
+from .recall.access import AccessRecorder
+from .recall.search import AccessHook, Recall
+from .rules import validate as v
 from .store.memories import Memories, WritePolicy
+from .upkeep.maintenance import DECAY_LAMBDA
+
+REFUSED_AGENT = (
+    "may only name this server's own agent (HINDSIGHT_AGENT_ID); acting for another "
+    "agent needs HINDSIGHT_ALLOWED_AGENTS in the server's environment"
+)
+
+
+class AgentRefused(InvalidInput):
+    """A well-formed agent id that HINDSIGHT_ALLOWED_AGENTS does not name."""
+
+    def __init__(self, field: str, agent: str):
+        self.agent = agent
+        super().__init__(field, REFUSED_AGENT)
+
+
+def acting_for(settings: Settings, given: str | None, field: str = "agent_id") -> str:
+    """The agent a client's call acts for: the configured one, or another the allow-list
+    names. The refusal is the same whether that agent has memories or not."""
+    if given is None:
+        return settings.agent_id
+    agent = v.agent_id(given, field)
+    if not settings.may_act_for(agent):
+        raise AgentRefused(field, agent)
+    return agent
 
 
 @dataclass
@@ -26,7 +62,8 @@ class Services:
     settings: Settings
     db: Database
     url: str
-    _closers: list = field(default_factory=list, repr=False)
+    on_access: AccessHook | None = None  # what recall returned, for the access bookkeeping
+    _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -46,7 +83,16 @@ class Services:
 
     @cached_property
     def recall(self) -> Recall:
-        return Recall(self.db, self.async_embedder, tz=self.settings.zone())
+        return Recall(self.db, self.async_embedder, on_access=self.on_access, tz=self.tz)
+
+    @cached_property
+    def tz(self):
+        """The zone relative times and the UI's days are counted in."""
+        return self.settings.zone()
+
+    @property
+    def decay_lambda(self) -> float:
+        return DECAY_LAMBDA
 
     @cached_property
     def bulk_embedder(self) -> Embedder:
@@ -57,16 +103,53 @@ class Services:
         return found
 
     def agent(self, given: str | None) -> str:
+        """The agent an operator's command acts for: the one named, any, or the configured one."""
         return given or self.settings.agent_id
+
+    def acting_for(self, given: str | None) -> str:
+        """The agent a client's call acts for (see `acting_for`)."""
+        return acting_for(self.settings, given)
 
 
 @contextlib.asynccontextmanager
-async def opened(settings: Settings, url: str, *, pool_size: int = 4) -> AsyncIterator[Services]:
-    db = await Database.open(url, max_size=pool_size)
-    services = Services(settings, db, url)
+async def opened(
+    settings: Settings,
+    url: str,
+    *,
+    pool_size: int = 4,
+    heal: Callable | None = None,
+    load_embedder: bool = False,
+    count_access: bool = False,
+) -> AsyncIterator[Services]:
+    """The services over a pool of `pool_size`. `load_embedder`: before the pool opens, so
+    an embedder that cannot load fails first. `count_access`: recall's hits are counted by
+    a background task, flushed once more at the end."""
+    embedder = embed.create(settings) if load_embedder else None
+    db = await Database.open(url, max_size=pool_size, heal=heal)
+    access = AccessRecorder(db) if count_access else None
+    bookkeeping = asyncio.create_task(access.run()) if access else None
+    services = Services(settings, db, url, on_access=access.record if access else None)
+    if embedder is not None:
+        services.embedder = embedder
     try:
         yield services
     finally:
+        if bookkeeping is not None:
+            bookkeeping.cancel()
+            with contextlib.suppress(Exception):
+                await access.flush()
         for close in services._closers:
             close()
         await db.close()
+
+
+def serving(settings: Settings, url: str) -> contextlib.AbstractAsyncContextManager[Services]:
+    """The MCP server's services: recall runs its channels side by side (8 connections), the
+    embedded database is healed if it stops under us, recall's hits are counted."""
+    heal = embedded.healer(settings.home) if settings.database_url is None else None
+    return opened(settings, url, pool_size=8, heal=heal, load_embedder=True, count_access=True)
+
+
+def showing(settings: Settings, url: str) -> contextlib.AbstractAsyncContextManager[Services]:
+    """The UI's services: 4 connections, the embedder loaded at start, no access counting."""
+    return opened(settings, url, load_embedder=True)

@@ -16,6 +16,7 @@ from starlette.routing import Route
 
 from ..errors import HindsightError, InvalidInput, NotFound
 from ..rules import validate as v
+from ..services import Services
 from ..upkeep.maintenance import restore
 from . import data, views
 from .html import href, layout
@@ -32,7 +33,7 @@ class NotAllowed(Forbidden):
 class Ui:
     agent: str  # the agent this UI acts for by default
     allowed: frozenset[str] | None  # who else it may show; None: any
-    services: data.Services | None = None  # opened by the lifespan (or handed in by a test)
+    services: Services | None = None  # opened by serve (hindsight.services.showing), or handed in by a test
 
     @classmethod
     def from_settings(cls, settings) -> "Ui":

@@ -1,38 +1,26 @@
 """What the pages read, as plain data, and the UI's one write of its own (dismissing a
 possible conflict). Reads of single memories and every other correction go through
-Memories and maintenance.restore, the code the tools use."""
+Memories and maintenance.restore, the code the tools use. Each takes the one Services
+(hindsight.services): its db, memories, tz and decay_lambda."""
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..data.db import Database
 from ..errors import InvalidInput, NotFound
-from ..recall.search import Recall
 from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
-from ..store.memories import Memories, row_to_dict
-from ..upkeep.maintenance import DECAY_LAMBDA
+from ..services import Services
+from ..store.memories import row_to_dict
 
 DAYS = 30  # activity looks back this far; the forecast looks ahead as far
 SOONEST = 8  # memories named in "fading next"
 RUNS = 5
 CONFLICTS = 100
 ARCHIVE_PAGE = 50
-
-
-@dataclass
-class Services:
-    """What the pages need, opened once for the process (or by a test)."""
-
-    db: Database
-    memories: Memories
-    recall: Recall
-    tz: tzinfo
-    decay_lambda: float = DECAY_LAMBDA
 
 
 async def agents(db: Database) -> list[str]:

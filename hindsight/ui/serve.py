@@ -13,30 +13,24 @@ import webbrowser
 
 import uvicorn
 
+from .. import services
 from ..config import Settings
 from ..data import bootstrap
-from ..data.db import Database
-from ..embedders.base import AsyncEmbedder
-from ..embedders.base import create as create_embedder
 from ..errors import ConfigError, InvalidInput
-from ..recall.search import Recall
-from ..rules import validate as v
-from ..store.memories import Memories, WritePolicy
 from .app import Ui, create_app
-from .data import Services
 
 
 def run(settings: Settings, *, port: int = 0, open_browser: bool = True, agent: str | None = None) -> int:
     ui = Ui.from_settings(settings)  # the agent this process acts for, and whom else it may show
     try:
-        ui.agent = v.agent_id(agent or settings.agent_id, "--agent")
+        ui.agent = services.acting_for(settings, agent or settings.agent_id, "--agent")
+    except services.AgentRefused as exc:
+        raise ConfigError(
+            f"--agent {exc.agent!r}: this process acts for {settings.agent_id!r} "
+            "(HINDSIGHT_AGENT_ID); name another agent in HINDSIGHT_ALLOWED_AGENTS to show it"
+        ) from None
     except InvalidInput as exc:
         raise ConfigError(str(exc)) from None
-    if ui.allowed is not None and ui.agent not in ui.allowed:
-        raise ConfigError(
-            f"--agent {ui.agent!r}: this process acts for {settings.agent_id!r} "
-            "(HINDSIGHT_AGENT_ID); name another agent in HINDSIGHT_ALLOWED_AGENTS to show it"
-        )
     sock = listen(port)
     with contextlib.redirect_stdout(sys.stderr):  # stdout carries the URL only
         url = bootstrap.prepare(settings)
@@ -79,15 +73,8 @@ def listen(port: int) -> socket.socket:
 async def _serve(settings: Settings, url: str, ui: Ui, sock: socket.socket, open_browser: bool) -> None:
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(32)
-    embedder = AsyncEmbedder(create_embedder(settings))
-    db = await Database.open(url, max_size=4)
-    try:
-        ui.services = Services(
-            db,
-            Memories(db, embedder, WritePolicy.from_settings(settings)),
-            Recall(db, embedder, tz=settings.zone()),
-            settings.zone(),
-        )
+    async with services.showing(settings, url) as opened:
+        ui.services = opened
         config = uvicorn.Config(
             create_app(ui, token=token, port=port),
             lifespan="off",
@@ -113,5 +100,3 @@ async def _serve(settings: Settings, url: str, ui: Ui, sock: socket.socket, open
             if open_browser and not await asyncio.to_thread(webbrowser.open, address):
                 print("hindsight ui: no browser found; open the URL yourself", file=sys.stderr, flush=True)
         await serving
-    finally:
-        await db.close()

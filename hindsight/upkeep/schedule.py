@@ -13,15 +13,24 @@ import asyncio
 import logging
 import signal
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Protocol
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from ..config import cron_trigger
-from ..services import Services
+from ..config import Settings, cron_trigger
+from ..data.db import Database
+from ..store.memories import Memories
 from .maintenance import Maintenance
 
 log = logging.getLogger("hindsight.scheduler")
+
+
+class Opened(Protocol):
+    """What the schedule needs of the services it is handed (hindsight.services.Services)."""
+
+    settings: Settings
+    db: Database
+    memories: Memories
 
 
 def summary(report: dict[str, Any]) -> str:
@@ -69,7 +78,7 @@ def build(maintenance: Maintenance, expression: str, tz: str | None = None) -> A
     return scheduler
 
 
-async def serve(services: Services) -> None:
+async def serve(services: Opened) -> None:
     settings = services.settings
     scheduler = build(Maintenance(services.db, services.memories), settings.maintenance_cron, settings.timezone)
     stop = asyncio.Event()

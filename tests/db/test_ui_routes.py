@@ -15,13 +15,11 @@ from cryptography.fernet import Fernet
 from ui_seed import HOSTILE, seed
 
 from hindsight.config import Settings
-from hindsight.embedders.base import AsyncEmbedder
 from hindsight.errors import ConfigError
-from hindsight.recall.search import Recall
 from hindsight.rules.privacy import Sealer
-from hindsight.store.memories import Memories, WritePolicy
+from hindsight.services import Services
+from hindsight.store.memories import WritePolicy
 from hindsight.ui.app import Ui, create_app
-from hindsight.ui.data import Services
 from hindsight.upkeep.maintenance import Maintenance
 
 TOKEN = "t0ken-for-tests"
@@ -32,9 +30,11 @@ ORIGIN = {"Origin": BASE}
 
 @pytest.fixture
 def services(db, embedder) -> Services:
-    emb = AsyncEmbedder(embedder)
-    memories = Memories(db, emb, WritePolicy(sealer=Sealer(Fernet.generate_key().decode())))
-    return Services(db, memories, Recall(db, emb, tz=timezone.utc), timezone.utc)
+    """The one Services, over the test database and the session's embedder, in UTC, with a key."""
+    s = Services(Settings.from_env({"HINDSIGHT_AGENT_ID": "dev"}), db, url="")
+    s.embedder, s.tz = embedder, timezone.utc
+    s.write_policy = WritePolicy(sealer=Sealer(Fernet.generate_key().decode()))
+    return s
 
 
 @pytest.fixture
