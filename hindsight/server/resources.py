@@ -1,0 +1,77 @@
+"""The two resources, memory://{agent_id}/profile and memory://{agent_id}/recent, as
+Markdown; the configured agent's pair is also listed (resources/list)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from mcp.server.mcpserver import Context, MCPServer
+
+from ..services import Services
+from .tools import services_of
+
+RESOURCES = {
+    "profile": "The agent's current semantic memories: the user's preferences and the facts it holds",
+    "recent": "The agent's 20 most recent current memories, newest first",
+}
+
+
+async def profile(agent_id: str, ctx: Context) -> str:
+    return await _profile_text(services_of(ctx), agent_id)
+
+
+async def recent(agent_id: str, ctx: Context) -> str:
+    return await _recent_text(services_of(ctx), agent_id)
+
+
+async def _profile_text(s: Services, agent_id: str) -> str:
+    agent = s.acting_for(agent_id)
+    listed = await s.memories.list(agent, memory_type="semantic", limit=100)
+    rows = sorted(listed["memories"], key=lambda m: (-m["importance"], m["created_at"]))
+    lines = [f"# What agent {agent} knows (semantic memories, most important first)", ""]
+    lines += [f"- {_one_line(m)}" for m in rows] or ["(nothing yet)"]
+    return "\n".join(lines)
+
+
+async def _recent_text(s: Services, agent_id: str) -> str:
+    agent = s.acting_for(agent_id)
+    listed = await s.memories.list(agent, limit=20)
+    lines = [f"# Recent memories of agent {agent} (newest first)", ""]
+    lines += [
+        f"- {m['created_at'][:16].replace('T', ' ')} [{m['memory_type']}] {_one_line(m)}" for m in listed["memories"]
+    ] or ["(nothing yet)"]
+    return "\n".join(lines)
+
+
+def register(mcp: MCPServer, agent_id: str, running: dict[str, Services]) -> None:
+    """The templates for any agent, then the configured agent's two resources listed
+    (clients offer listed resources to attach; templates alone show nothing). `running`
+    holds the services while the lifespan runs."""
+    mcp.resource(
+        "memory://{agent_id}/profile", name="profile", mime_type="text/markdown", description=RESOURCES["profile"]
+    )(profile)
+    mcp.resource(
+        "memory://{agent_id}/recent", name="recent", mime_type="text/markdown", description=RESOURCES["recent"]
+    )(recent)
+
+    def reader(text):
+        async def read() -> str:
+            return await text(running["services"], agent_id)
+
+        return read
+
+    for kind, text in (("profile", _profile_text), ("recent", _recent_text)):
+        mcp.resource(
+            f"memory://{quote(agent_id, safe='')}/{kind}",
+            name=f"{agent_id} {kind}",
+            mime_type="text/markdown",
+            description=RESOURCES[kind],
+        )(reader(text))
+
+
+def _one_line(memory: dict[str, Any], limit: int = 300) -> str:
+    text = " ".join(memory["content"].split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    flags = [f for f in memory.get("flags") or () if f in ("needs_review", "low_trust")]
+    return f"{text} ({', '.join(flags)})" if flags else text

@@ -1,0 +1,260 @@
+"""The eight tools: module-level functions that reach the services through `ctx` (the
+lifespan's context). Their parameter types, limits and descriptions are in params; the
+docstrings are the published descriptions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import Context
+
+from ..rules.scoring import RECALL_CUT
+from ..services import Services
+from ..store import interactions
+from .params import (
+    AgentId,
+    AlsoTaskType,
+    AsOf,
+    Content,
+    ErrorMet,
+    Feedback,
+    Format,
+    Happened,
+    Importance,
+    Labels,
+    Layer,
+    Limit,
+    ListInvalidated,
+    ListShared,
+    MaxTokens,
+    MemoryId,
+    Metadata,
+    MinDecay,
+    NewContent,
+    NewImportance,
+    NewMetadata,
+    NewTags,
+    Offset,
+    OnlyLayer,
+    OnlyMetadata,
+    OnlyTags,
+    Query,
+    Reason,
+    ReplacedBy,
+    Reveal,
+    SearchShared,
+    Sensitive,
+    SessionId,
+    Shared,
+    Slot,
+    Supersedes,
+    TaskKind,
+    TaskStatus,
+    TimeRange,
+    ToolResults,
+    ToolsAhead,
+    ToolsUsed,
+    TopK,
+    TtlSeconds,
+)
+
+
+def services_of(ctx: Context) -> Services:
+    return ctx.request_context.lifespan_context
+
+
+async def store_memory(
+    ctx: Context,
+    content: Content,
+    memory_type: Layer = "episodic",
+    session_id: SessionId = None,
+    importance: Importance = 3,
+    metadata: Metadata = None,
+    tags: Labels = None,
+    ttl_seconds: TtlSeconds = None,
+    shared: Shared = False,
+    slot: Slot = None,
+    supersedes: Supersedes = None,
+    sensitive: Sensitive = None,
+    agent_id: AgentId = None,
+) -> dict[str, Any]:
+    """Save one memory worth keeping across sessions: a user preference or constraint, a
+    correction, a fix that worked, the cause of a failure, a decision, a fact about the
+    project. Do not store chit-chat or what is already in the conversation only. When a
+    fact changed, pass `slot` or `supersedes` so the old one stops being recalled.
+    Returns {id, status: created|duplicate|superseded, duplicate_of?, superseded?,
+    possible_conflicts? (similar memories: check whether one is now wrong; if this one
+    replaces it, call invalidate_memory(memory_id=<old>, replaced_by=<this id>)), flags?,
+    redacted? (secrets found: they are never stored in plain text)}."""
+    s = services_of(ctx)
+    return await s.memories.store(
+        s.acting_for(agent_id),
+        content,
+        memory_type=memory_type,
+        session_id=session_id,
+        importance=importance,
+        metadata=metadata,
+        tags=tags,
+        ttl_seconds=ttl_seconds,
+        shared=shared,
+        slot=slot,
+        supersedes=supersedes,
+        sensitive=sensitive,
+    )
+
+
+async def record_interaction(
+    ctx: Context,
+    content: Happened = None,
+    session_id: SessionId = None,
+    task_type: TaskKind = None,
+    task_status: TaskStatus = None,
+    user_feedback: Feedback = None,
+    tool_results: ToolResults = None,
+    tools_used: ToolsUsed = None,
+    error: ErrorMet = None,
+    agent_id: AgentId = None,
+) -> dict[str, Any]:
+    """Hand over an interaction and let the server decide whether it is worth
+    remembering: preferences, corrections, errors and their fixes, failures, task
+    outcomes, feedback and tool results are kept (in the right memory layer); chit-chat
+    and small talk are not. Cheap: call it freely. Returns {stored, reason, id}."""
+    s = services_of(ctx)
+    agent = s.acting_for(agent_id)
+    event = interactions.parse(
+        content,
+        session_id=session_id,
+        task_type=task_type,
+        task_status=task_status,
+        user_feedback=user_feedback,
+        tool_results=tool_results,
+        tools_used=tools_used,
+        error=error,
+    )
+    return await interactions.record(s.memories, agent, event)
+
+
+async def retrieve_memory(
+    ctx: Context,
+    query: Query,
+    top_k: TopK = 5,
+    memory_type: OnlyLayer = None,
+    time_range: TimeRange = None,
+    task_type: AlsoTaskType = None,
+    session_id: SessionId = None,
+    tools: ToolsAhead = None,
+    tags: OnlyTags = None,
+    metadata: OnlyMetadata = None,
+    include_shared: SearchShared = True,
+    as_of: AsOf = None,
+    min_decay_score: MinDecay = RECALL_CUT,
+    format: Format = "json",
+    max_tokens: MaxTokens = None,
+    agent_id: AgentId = None,
+) -> dict[str, Any]:
+    """Recall what is relevant: call it before starting a task, when the user mentions
+    earlier work or preferences, and before using a tool that may have failed before
+    (pass it in `tools`). Returns the best matches first, each with id, content,
+    memory_type, created_at, score, confidence (0-1), the channels that found it,
+    score_parts, metadata, and possibly_outdated_by when a newer memory says it changed.
+    Invalidated and expired memories are never returned. format='prompt' returns only
+    a ready block (and the ids)."""
+    s = services_of(ctx)
+    return await s.recall.retrieve(
+        s.acting_for(agent_id),
+        query,
+        top_k=top_k,
+        memory_type=memory_type,
+        time_range=time_range,
+        task_type=task_type,
+        session_id=session_id,
+        tools=tools,
+        tags=tags,
+        metadata=metadata,
+        include_shared=include_shared,
+        as_of=as_of,
+        min_decay_score=min_decay_score,
+        format=format,
+        max_tokens=max_tokens,
+    )
+
+
+async def get_memory(
+    ctx: Context, memory_id: MemoryId, reveal: Reveal = False, agent_id: AgentId = None
+) -> dict[str, Any]:
+    """Read one memory by id, in any state (invalidated ones show why and when)."""
+    s = services_of(ctx)
+    return await s.memories.get(s.acting_for(agent_id), memory_id, reveal=reveal)
+
+
+async def update_memory(
+    ctx: Context,
+    memory_id: MemoryId,
+    content: NewContent = None,
+    importance: NewImportance = None,
+    metadata: NewMetadata = None,
+    tags: NewTags = None,
+    agent_id: AgentId = None,
+) -> dict[str, Any]:
+    """Correct or refine one of your memories in place (typo, better wording, importance).
+    When a fact has changed, prefer invalidate_memory plus store_memory so history stays."""
+    s = services_of(ctx)
+    return await s.memories.update(
+        s.acting_for(agent_id), memory_id, content=content, importance=importance, metadata=metadata, tags=tags
+    )
+
+
+async def invalidate_memory(
+    ctx: Context, memory_id: MemoryId, reason: Reason, replaced_by: ReplacedBy = None, agent_id: AgentId = None
+) -> dict[str, Any]:
+    """Mark a memory as no longer true (the user changed their mind, a fix stopped working).
+    It stops being recalled but is kept as history."""
+    s = services_of(ctx)
+    return await s.memories.invalidate(s.acting_for(agent_id), memory_id, reason, replaced_by)
+
+
+async def delete_memory(ctx: Context, memory_id: MemoryId, agent_id: AgentId = None) -> dict[str, Any]:
+    """Forget a memory for good, e.g. when the user says "forget this". Cannot be undone;
+    to record that something stopped being true, use invalidate_memory instead."""
+    s = services_of(ctx)
+    return await s.memories.delete(s.acting_for(agent_id), memory_id)
+
+
+async def list_memories(
+    ctx: Context,
+    memory_type: OnlyLayer = None,
+    session_id: SessionId = None,
+    tags: OnlyTags = None,
+    metadata: OnlyMetadata = None,
+    include_shared: ListShared = False,
+    include_invalidated: ListInvalidated = False,
+    limit: Limit = 20,
+    offset: Offset = 0,
+    agent_id: AgentId = None,
+) -> dict[str, Any]:
+    """Browse memories, newest first: to review what is stored or find an id to update,
+    invalidate or delete. To find memories about a topic, use retrieve_memory."""
+    s = services_of(ctx)
+    return await s.memories.list(
+        s.acting_for(agent_id),
+        memory_type=memory_type,
+        session_id=session_id,
+        tags=tags,
+        metadata=metadata,
+        include_shared=include_shared,
+        include_invalidated=include_invalidated,
+        limit=limit,
+        offset=offset,
+    )
+
+
+TOOLS = (
+    store_memory,
+    record_interaction,
+    retrieve_memory,
+    get_memory,
+    update_memory,
+    invalidate_memory,
+    delete_memory,
+    list_memories,
+)
