@@ -38,6 +38,7 @@ def pct(xs, p):
 
 async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
     from hindsight.data import queries
+    from hindsight.data.columns import NewMemory
     from hindsight.rules.text import content_hash, keyword_text
 
     sql = queries.get("insert_memory")
@@ -48,26 +49,26 @@ async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
         vec /= np.linalg.norm(vec)
         content = f"{texts[base]} [{i}]"
         rows.append(
-            (
-                agent,
-                None,
-                None,
-                "episodic",
-                content,
-                content_hash(content),
-                vec,
-                keyword_text(content),
-                {"tools_used": [corpus.TOOLS[i % len(corpus.TOOLS)]]},
-                [],
-                1 + i % 5,
-                None,
-                None,
-                False,
-                None,
-                None,
-                None,
-                None,
-                None,
+            NewMemory(
+                agent_id=agent,
+                id=None,
+                session_id=None,
+                memory_type="episodic",
+                content=content,
+                content_hash=content_hash(content),
+                embedding=vec,
+                search_vector=keyword_text(content),
+                metadata={"tools_used": [corpus.TOOLS[i % len(corpus.TOOLS)]]},
+                tags=[],
+                importance=1 + i % 5,
+                created_at=None,
+                expires_at=None,
+                shared=False,
+                dedup_key=None,
+                slot=None,
+                flags=None,
+                sealed=None,
+                strength=None,
             )
         )
     for s in range(0, len(rows), 1000):
@@ -99,11 +100,22 @@ STAGES = ("embed", "keyword_wait", "candidates_sql", "rank", "total", "candidate
 async def plans(db, recall, agent, query):
     """EXPLAIN ANALYZE of the two statements recall runs, as prepared (custom plans)."""
     from hindsight.data import queries
+    from hindsight.recall.request import Filters
     from hindsight.rules.text import keyword_text
 
     vec = await recall.embedder.query(query)
     now = datetime.now(timezone.utc)
-    filters = (agent, True, now, None, None, None, None, None, 0.3)
+    filters = Filters(
+        agent_id=agent,
+        include_shared=True,
+        as_of=now,
+        memory_type=None,
+        tags=None,
+        metadata=None,
+        start=None,
+        end=None,
+        min_decay=0.3,
+    )
     out = {}
     async with db.pool.acquire() as conn:
         for name, args in (

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Callable, Protocol
 
@@ -14,15 +13,13 @@ import numpy as np
 
 from ..data.db import Database
 from ..embedders.base import AsyncEmbedder
-from ..errors import InvalidInput
 from ..rules import scoring, timeparse
-from ..rules import validate as v
 from ..rules.text import cjk_share, estimate_tokens, keyword_text
-from ..store.memories import row_to_dict
+from ..store.records import row_to_dict
+from .request import Hints, Request, check
 
 CANDIDATES = 50  # per channel
 POSTINGS_PER_TERM = 1000  # BM25 reads at most this many postings of each query term
-DEFAULT_MAX_TOKENS = 1000
 DECAY_CLOCK_SECONDS = 60  # how long the time of the last decay run is cached
 FAILED_OUTCOMES = ("failure", "failed", "error")
 
@@ -35,99 +32,6 @@ class Reranker(Protocol):
     offline): it reorders the ranked candidates, best first; recall keeps the first top_k."""
 
     async def rerank(self, query: str, hits: list[dict[str, Any]]) -> list[dict[str, Any]]: ...
-
-
-@dataclass(frozen=True)
-class Request:
-    """A checked retrieve_memory call."""
-
-    agent_id: str
-    query: str
-    top_k: int
-    as_of: datetime
-    as_of_given: bool  # asked about a chosen moment, not about now
-    filters: tuple  # $1-$9 of the recall statements
-    task_type: str | None
-    session_id: str | None
-    tools: tuple[str, ...]
-    include_shared: bool
-    min_decay: float
-    format: str
-    max_tokens: int
-
-
-def check(
-    agent_id: Any,
-    query: Any,
-    *,
-    top_k: Any = 5,
-    memory_type: Any = None,
-    time_range: Any = None,
-    task_type: Any = None,
-    session_id: Any = None,
-    tools: Any = None,
-    tags: Any = None,
-    metadata: Any = None,
-    include_shared: Any = True,
-    as_of: Any = None,
-    min_decay_score: Any = scoring.RECALL_CUT,
-    format: Any = "json",
-    max_tokens: Any = None,
-) -> Request:
-    """Validate a retrieve_memory call; InvalidInput names the first bad field."""
-    agent_id = v.agent_id(agent_id)
-    query = v.text("query", query, max_bytes=v.MAX_QUERY_CHARS * 4)
-    if len(query) > v.MAX_QUERY_CHARS:
-        raise InvalidInput("query", f"is {len(query)} characters; at most {v.MAX_QUERY_CHARS} allowed")
-    top_k = v.integer("top_k", top_k, 1, v.MAX_TOP_K)
-    memory_type = v.memory_type(memory_type, required=False)
-    tags = v.tags(tags)
-    tools = v.tags(tools, field="tools")
-    metadata = v.metadata(metadata)
-    task_type = v.text("task_type", task_type, max_bytes=256, required=False)
-    session_id = v.text("session_id", session_id, max_bytes=256, required=False)
-    if not isinstance(include_shared, bool):
-        raise InvalidInput("include_shared", "must be true or false")
-    as_of_given = as_of is not None
-    as_of = v.timestamp("as_of", as_of) or datetime.now(timezone.utc)
-    start, end = _time_range(time_range)
-    if (
-        not isinstance(min_decay_score, (int, float))
-        or isinstance(min_decay_score, bool)
-        or not 0 <= min_decay_score <= 1
-    ):
-        raise InvalidInput("min_decay_score", "must be a number from 0 to 1")
-    if format not in ("json", "prompt"):
-        raise InvalidInput("format", f"{format!r} is not allowed; use json or prompt")
-    max_tokens = v.integer("max_tokens", DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens, 50, 100_000)
-    filters = (agent_id, include_shared, as_of, memory_type, tags, metadata, start, end, float(min_decay_score))
-    return Request(
-        agent_id,
-        query,
-        top_k,
-        as_of,
-        as_of_given,
-        filters,
-        task_type,
-        session_id,
-        tuple(dict.fromkeys(t.lower() for t in tools or [])),
-        include_shared,
-        float(min_decay_score),
-        format,
-        max_tokens,
-    )
-
-
-def _time_range(value: Any) -> tuple[datetime | None, datetime | None]:
-    if value is None:
-        return None, None
-    if not isinstance(value, dict) or not set(value) <= {"start", "end"}:
-        raise InvalidInput("time_range", "must be an object {start, end} of ISO 8601 date-times")
-    start = v.timestamp("time_range.start", value.get("start"))
-    end = v.timestamp("time_range.end", value.get("end"))
-    if start and end and start >= end:
-        raise InvalidInput("time_range", "start must be before end")
-    return start, end
 
 
 class Recall:
@@ -185,7 +89,7 @@ class Recall:
     async def _candidates(self, req: Request, window: timeparse.Window | None, use_decay: bool) -> tuple[list, dict]:
         """The keyword channels run while the query is embedded; then one statement
         brings every candidate with its features."""
-        filters = req.filters if use_decay else req.filters[:8] + (0.0,)
+        filters = req.filters if use_decay else req.filters._replace(min_decay=0.0)
         text = keyword_text(req.query)
         early = [self.db.fetch("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM)]
         if req.include_shared:
@@ -209,19 +113,14 @@ class Recall:
                 found.setdefault((r["agent_id"], r["id"]), ("shared_keyword", 0.5 * top * float(r["score"]) / best))
         agents, ids = [agent for agent, _ in found], [mid for _, mid in found]
         if window or req.tools or req.session_id or req.task_type:
-            rows = await self.db.fetch(
-                "recall_candidates_hinted",
-                *filters,
-                CANDIDATES,
-                vector,
-                window.start if window else None,
-                window.end if window else None,
-                list(req.tools) or None,
-                req.session_id,
-                req.task_type,
-                agents,
-                ids,
+            hints = Hints(
+                window_start=window.start if window else None,
+                window_end=window.end if window else None,
+                tools=list(req.tools) or None,
+                session_id=req.session_id,
+                task_type=req.task_type,
             )
+            rows = await self.db.fetch("recall_candidates_hinted", *filters, CANDIDATES, vector, *hints, agents, ids)
         else:
             rows = await self.db.fetch("recall_candidates", *filters, CANDIDATES, vector, agents, ids)
         self.timings = {

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
+from ..data.columns import HistoryRow, ImportedMemory
 from ..data.db import Database
 from ..embedders.base import Embedder
 from ..embedders.pipeline import embedded_batches
@@ -295,7 +296,7 @@ async def import_records(
             async for batch, vectors in batches:
                 await tx.executemany("import_memory", [_row(agent_id, r, vec) for r, vec in zip(batch, vectors)])
                 trail = sorted(
-                    (h for r in batch for h in _history(agent_id, r)), key=lambda h: (h[3], h[2] != "create")
+                    (h for r in batch for h in _history(agent_id, r)), key=lambda h: (h.at, h.action != "create")
                 )
                 await tx.executemany("restore_history", trail)
                 if progress:
@@ -321,38 +322,53 @@ def _reason(r: dict[str, Any]) -> str | None:
     return r["invalidation_reason"] or "invalidated before import"
 
 
-def _row(agent_id: str, r: dict[str, Any], vec) -> tuple:
-    return (
-        agent_id,
-        r["id"],
-        r["session_id"],
-        r["memory_type"],
-        r["content"],
-        content_hash(r["content"]),
-        vec,
-        indexed_text(r["content"], r["metadata"], r["tags"]),
-        r["metadata"],
-        r["tags"],
-        r["importance"],
-        r["created_at"],
-        r["slot"],
-        r["invalidated_at"],
-        _reason(r),
-        r["invalidated_by"],
-        r["sealed"],
+def _row(agent_id: str, r: dict[str, Any], vec) -> ImportedMemory:
+    return ImportedMemory(
+        agent_id=agent_id,
+        id=r["id"],
+        session_id=r["session_id"],
+        memory_type=r["memory_type"],
+        content=r["content"],
+        content_hash=content_hash(r["content"]),
+        embedding=vec,
+        search_vector=indexed_text(r["content"], r["metadata"], r["tags"]),
+        metadata=r["metadata"],
+        tags=r["tags"],
+        importance=r["importance"],
+        created_at=r["created_at"],
+        slot=r["slot"],
+        invalidated_at=r["invalidated_at"],
+        invalidation_reason=_reason(r),
+        invalidated_by=r["invalidated_by"],
+        sealed=r["sealed"],
     )
 
 
-def _history(agent_id: str, r: dict[str, Any]) -> list[tuple]:
+def _history(agent_id: str, r: dict[str, Any]) -> list[HistoryRow]:
     """The trail of an imported memory: created when it happened, superseded or
     invalidated when that happened; `call` = import."""
-    snapshot = (r["memory_type"], r["content"], r["metadata"], r["importance"], r["slot"], None)
-    out = [(agent_id, r["id"], "create", r["created_at"], "import", None, None, *snapshot)]
+
+    def row(action: str, at: datetime, reason: str | None, related_id: uuid.UUID | None) -> HistoryRow:
+        return HistoryRow(
+            agent_id=agent_id,
+            memory_id=r["id"],
+            action=action,
+            at=at,
+            call="import",
+            reason=reason,
+            related_id=related_id,
+            memory_type=r["memory_type"],
+            content=r["content"],
+            metadata=r["metadata"],
+            importance=r["importance"],
+            slot=r["slot"],
+            expires_at=None,
+        )
+
+    out = [row("create", r["created_at"], None, None)]
     if r["invalidated_at"] is not None:
         action = "supersede" if r["invalidated_by"] is not None else "invalidate"
-        out.append(
-            (agent_id, r["id"], action, r["invalidated_at"], "import", _reason(r), r["invalidated_by"], *snapshot)
-        )
+        out.append(row(action, r["invalidated_at"], _reason(r), r["invalidated_by"]))
     return out
 
 

@@ -6,127 +6,27 @@ when HINDSIGHT_ENCRYPTION_KEY is set); the guard's flags; expiry from importance
 then, in one transaction holding the agent's write lock: supersede what the caller named
 (`supersedes`, or the memory in `slot`), reinforce a duplicate instead of inserting, or
 insert — and report similar memories as possible conflicts. Triggers write the history.
+The steps are in store/write.py (store) and store/prepare.py (the pure ones).
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 import anyio
 
+from ..data.columns import MemoryUpdate
 from ..data.db import Database, Tx
 from ..embedders.base import AsyncEmbedder
 from ..errors import InvalidInput, NotFound
-from ..rules import dedup, guard, policy, privacy, scoring
+from ..rules import privacy
 from ..rules import validate as v
-from ..rules.text import content_hash, indexed_text, normalised
-
-MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
-NEIGHBOURS = 8  # candidates read for near-duplicates and conflicts
-MAX_CONFLICTS = 3
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value else None
-
-
-CONFLICT_HINT = (
-    "Recall already ranks this newer memory above older similar ones it says changed. If it "
-    "replaces one of them, confirm it: invalidate_memory(memory_id=<old id>, reason=..., "
-    "replaced_by='{id}') (CLI: hindsight invalidate <old id> --reason ... --replaced-by {id})."
-)
-
-
-def _likely_replaced(near: list, content: str, created: datetime, threshold: float, targets) -> list:
-    """Older current facts and procedures about the same thing (cosine >= the conflict
-    threshold) that a new memory saying something changed probably replaces."""
-    if not scoring.states_change(content):
-        return []
-    return [
-        n["id"]
-        for n in near
-        if n["similarity"] >= threshold
-        and n["id"] not in targets
-        and n["memory_type"] in ("semantic", "procedural")
-        and n["created_at"] < created
-    ]
-
-
-def _conflicts(near: list, row) -> list[dict[str, Any]]:
-    """Similar current memories the new one may contradict, most similar first: older ones
-    are marked `older` (the new memory outranks them when it says something changed:
-    `likely_outdated`)."""
-    changes = scoring.states_change(row["content"])
-    out = []
-    for n in near:
-        older = n["created_at"] < row["created_at"]
-        out.append(
-            {
-                "id": str(n["id"]),
-                "content": n["content"],
-                "memory_type": n["memory_type"],
-                "slot": n["slot"],
-                "similarity": round(float(n["similarity"]), 3),
-                "created_at": n["created_at"].isoformat(),
-                "older": older,
-                "likely_outdated": bool(older and changes and n["memory_type"] in ("semantic", "procedural")),
-            }
-        )
-    return out
-
-
-def _search_text(state, p: "_Prepared | None", tags: list[str] | None) -> str | None:
-    """The keyword text after an update, when content, metadata or tags changed."""
-    if p is None and tags is None:
-        return None
-    return indexed_text(
-        p.content if p else state["content"],
-        p.metadata if p else state["metadata"],
-        tags if tags is not None else state["tags"],
-    )
-
-
-def row_to_dict(row) -> dict[str, Any]:
-    """A memory as tools and the CLI return it: JSON-ready, ids and times as strings."""
-    out: dict[str, Any] = {}
-    for key, value in dict(row).items():
-        if isinstance(value, uuid.UUID):
-            value = str(value)
-        elif isinstance(value, datetime):
-            value = value.isoformat()
-        out[key] = value
-    return out
-
-
-@dataclass(frozen=True)
-class WritePolicy:
-    dedup_threshold: float = dedup.DEFAULT_THRESHOLD
-    conflict_threshold: float = dedup.DEFAULT_CONFLICT_THRESHOLD
-    sealer: privacy.Sealer | None = None
-
-    @classmethod
-    def from_settings(cls, settings) -> "WritePolicy":
-        return cls(
-            settings.dedup_threshold,
-            settings.conflict_threshold,
-            privacy.Sealer(settings.encryption_key) if settings.encryption_key else None,
-        )
-
-
-@dataclass
-class _Prepared:
-    """A write after the pure steps: what goes into the row."""
-
-    content: str
-    metadata: dict[str, Any]
-    redacted: list[str]
-    sealed: bytes | None
-    flags: list[str]
-    strength: float
-    dedup_key: bytes
+from ..rules.text import content_hash
+from . import write
+from .prepare import Prepared, WritePolicy, prepare, prepare_with_key, search_text
+from .records import iso, row_to_dict
+from .write import MAX_TTL_SECONDS as MAX_TTL_SECONDS  # the largest ttl_seconds, for the tools' schema
 
 
 class Memories:
@@ -135,185 +35,43 @@ class Memories:
         self.embedder = embedder
         self.policy = write_policy or WritePolicy()
 
-    def _prepare(
-        self,
-        content: str,
-        metadata: dict[str, Any],
-        sensitive: list[str],
-        memory_type: str,
-        session_id: str | None,
-        from_tool: bool,
-    ) -> _Prepared:
-        scrubbed = privacy.scrub(content, metadata, sensitive)
-        sealer = self.policy.sealer
-        sealed = sealer.seal(content, metadata) if scrubbed.changed and sealer else None
-        verdict = guard.assess(scrubbed.content, from_tool=from_tool)
-        scope = f"{session_id or ''}\x00" if memory_type == "working" else ""
-        if sealed is not None:  # a keyed hash: an unkeyed one would let secrets be guessed
-            key = sealer.keyed_hash((scope + normalised(content)).encode("utf-8"))
-        else:
-            key = content_hash(scope + scrubbed.content)
-        return _Prepared(
-            scrubbed.content, scrubbed.metadata, scrubbed.kinds, sealed, list(verdict.flags), verdict.strength, key
-        )
-
-    def _prepare_with_key(self, *args: Any) -> tuple[_Prepared, tuple[str, ...]]:
-        p = self._prepare(*args)
-        return p, dedup.lexical_key(p.content)
-
-    async def store(
-        self,
-        agent_id: str,
-        content: Any,
-        *,
-        memory_type: Any = "episodic",
-        session_id: Any = None,
-        importance: Any = 3,
-        metadata: Any = None,
-        tags: Any = None,
-        ttl_seconds: Any = None,
-        shared: Any = False,
-        created_at: Any = None,
-        slot: Any = None,
-        supersedes: Any = None,
-        sensitive: Any = None,
-        from_tool: bool = False,
-        call: str = "store_memory",
-        reason: str | None = None,
-    ) -> dict[str, Any]:
-        """Store one memory through the write policy. Returns {id, status, memory, ...}:
-        status created, duplicate (an existing memory was reinforced) or superseded."""
-        agent_id = v.agent_id(agent_id)
-        content = v.content(content)
-        memory_type = v.memory_type(memory_type)
-        session_id = v.identifier("session_id", session_id)
-        importance = v.importance(importance)
-        metadata = v.metadata(metadata) or {}
-        tags = v.tags(tags) or []
-        ttl = v.integer("ttl_seconds", ttl_seconds, 1, MAX_TTL_SECONDS, required=False)
-        if not isinstance(shared, bool):
-            raise InvalidInput("shared", "must be true or false")
-        created = v.timestamp("created_at", created_at)
-        slot = v.slot(slot)
-        supersedes = v.memory_id(supersedes, "supersedes", required=False)
-        sensitive = v.sensitive(sensitive, metadata)
-        now = datetime.now(timezone.utc)
-        expires = policy.expires_at(importance, memory_type, ttl, now)
-
+    async def store(self, agent_id: str, content: Any, **options: Any) -> dict[str, Any]:
+        """Store one memory through the write policy (`options`: see write.check). Returns
+        {id, status, memory, ...}: status created, duplicate (an existing memory was
+        reinforced) or superseded."""
+        w = write.check(agent_id, content, **options)
         # Redaction, the guard and the lexical key take tens of ms on 32 KB: off the event loop.
         p, words = await anyio.to_thread.run_sync(
-            self._prepare_with_key, content, metadata, sensitive, memory_type, session_id, from_tool
+            prepare_with_key, self.policy, w.content, w.metadata, w.sensitive, w.memory_type, w.session_id, w.from_tool
         )
         vector = await self.embedder.passage(p.content)
-        new_id = uuid.uuid4()
-
         async with self.db.transaction("storing a memory") as tx:
-            await tx.fetchrow("begin_write", agent_id, call, reason)
-            targets = await self._targets(tx, agent_id, supersedes, slot)
-            if supersedes is not None and slot is None:
-                slot = targets[supersedes]  # the new memory takes over the old one's slot
-            candidates = await tx.fetch("write_candidates", agent_id, memory_type, p.dedup_key, vector, NEIGHBOURS)
-            dup_id = next((c["id"] for c in candidates if c["exact"]), None)
-            near = [c for c in candidates if not c["exact"]]
-            if dup_id is None and p.sealed is None:
-                dup_id = next(
-                    (
-                        n["id"]
-                        for n in near
-                        if n["memory_type"] == memory_type
-                        and not n["sealed"]
-                        and (memory_type != "working" or n["session_id"] == session_id)
-                        and n["similarity"] >= self.policy.dedup_threshold  # the key only when it matters
-                        and dedup.is_near_duplicate(
-                            n["similarity"], words, dedup.lexical_key(n["content"]), self.policy.dedup_threshold
-                        )
-                    ),
-                    None,
-                )
-            keep_id = dup_id or new_id
-            superseded = [t for t in targets if t != keep_id]
-            for old in superseded:
-                await tx.fetchrow("invalidate_memory", agent_id, old, f"superseded by {keep_id}", keep_id)
-            if dup_id is not None:
-                row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires, p.strength, slot)
-                await tx.fetchval("reinforce_state", agent_id, dup_id)
-            else:
-                likely = _likely_replaced(near, p.content, created or now, self.policy.conflict_threshold, targets)
-                row = await tx.fetchrow(
-                    "insert_memory",
-                    agent_id,
-                    new_id,
-                    session_id,
-                    memory_type,
-                    p.content,
-                    content_hash(p.content),
-                    vector,
-                    indexed_text(p.content, p.metadata, tags),
-                    p.metadata,
-                    tags,
-                    importance,
-                    created,
-                    expires,
-                    shared,
-                    p.dedup_key,
-                    slot,
-                    p.flags,
-                    p.sealed,
-                    p.strength,
-                )
-                if row is not None and likely:
-                    await tx.fetchval("mark_likely_replaces", agent_id, new_id, likely)
-                if row is None:  # the unique index found a current twin (a writer outside the lock)
-                    dup_id = keep_id = await tx.fetchval("find_exact_duplicate", agent_id, memory_type, p.dedup_key)
-                    row = await tx.fetchrow("reinforce_memory", agent_id, dup_id, importance, expires, p.strength, slot)
-                    await tx.fetchval("reinforce_state", agent_id, dup_id)
+            await tx.fetchrow("begin_write", w.agent_id, w.call, w.reason)
+            stored = await self._write(tx, w, p, words, vector)
+        return write.report(stored, p, self.policy.conflict_threshold)
 
-        result: dict[str, Any] = {"id": str(row["id"])}
-        if superseded:
-            result["status"] = "superseded"
-            result["superseded"] = [str(t) for t in superseded]
-        else:
-            result["status"] = "duplicate" if dup_id is not None else "created"
-        if dup_id is not None:
-            result["duplicate_of"] = str(dup_id)
-        skip = {keep_id, *targets}
-        conflicts = _conflicts(
-            [n for n in near if n["id"] not in skip and n["similarity"] >= self.policy.conflict_threshold], row
+    async def _write(self, tx: Tx, w: write.Write, p: Prepared, words: tuple[str, ...], vector) -> write.Stored:
+        """Under the agent's write lock: supersede, then reinforce a duplicate or insert."""
+        new_id = uuid.uuid4()
+        replaced = await write.targets(tx, w.agent_id, w.supersedes, w.slot)
+        if w.supersedes is not None and w.slot is None:
+            w.slot = replaced[w.supersedes]  # the new memory takes over the old one's slot
+        candidates = await tx.fetch(
+            "write_candidates", w.agent_id, w.memory_type, p.dedup_key, vector, write.NEIGHBOURS
         )
-        if conflicts:
-            result["possible_conflicts"] = conflicts[:MAX_CONFLICTS]
-            result["conflict_hint"] = CONFLICT_HINT.format(id=row["id"])
-        if row["flags"]:
-            result["flags"] = list(row["flags"])
-        if p.redacted:
-            result["redacted"] = p.redacted
-            result["sealed"] = p.sealed is not None
-        result["memory"] = row_to_dict(row)
-        return result
-
-    async def _targets(
-        self, tx: Tx, agent_id: str, supersedes: uuid.UUID | None, slot: str | None
-    ) -> dict[uuid.UUID, str | None]:
-        """The current memories this write replaces: {id: its slot}."""
-        targets: dict[uuid.UUID, str | None] = {}
-        if supersedes is not None:
-            state = await tx.fetchrow("own_memory_state", agent_id, supersedes)
-            if state is None:
-                raise InvalidInput("supersedes", f"no memory with id {supersedes} belongs to agent {agent_id!r}")
-            if state["invalidated_at"] is not None:
-                raise InvalidInput(
-                    "supersedes",
-                    f"memory {supersedes} is no longer current (invalidated at "
-                    f"{_iso(state['invalidated_at'])}: {state['invalidation_reason']})",
-                )
-            if slot is not None and state["slot"] not in (None, slot):
-                raise InvalidInput("slot", f"memory {supersedes} holds slot {state['slot']!r}, not {slot!r}")
-            targets[supersedes] = state["slot"]
-        if slot is not None:
-            holder = await tx.fetchval("slot_holder", agent_id, slot)
-            if holder is not None:
-                targets[holder] = slot
-        return targets
+        dup_id, near = write.duplicate(w, p, words, candidates, self.policy.dedup_threshold)
+        keep_id = dup_id or new_id
+        superseded = await write.supersede(tx, w.agent_id, replaced, keep_id)
+        if dup_id is not None:
+            row = await write.reinforce(tx, w, p, dup_id)
+        else:
+            threshold = self.policy.conflict_threshold
+            likely = write.likely_replaced(near, p.content, w.created or w.now, threshold, replaced)
+            row = await write.insert(tx, w, p, vector, new_id, likely)
+            if row is None:  # the unique index found a current twin (a writer outside the lock)
+                dup_id = keep_id = await write.twin(tx, w, p)
+                row = await write.reinforce(tx, w, p, dup_id)
+        return write.Stored(row, dup_id, keep_id, replaced, superseded, near)
 
     async def get(self, agent_id: str, memory_id: Any, reveal: Any = False) -> dict[str, Any]:
         """One memory. `reveal`: put the decrypted original content and metadata in place of
@@ -359,50 +117,57 @@ class Memories:
         if all(x is None for x in (new_content, importance, metadata, tags)):
             raise InvalidInput("update_memory", "give at least one of content, importance, metadata, tags")
         state = await self._own(agent_id, mid)
-        p = vector = None
-        if new_content is not None or metadata is not None:
-            original = {"content": state["content"], "metadata": state["metadata"]}
-            if state["sealed"] is not None:
-                original = self._sealer("memory_id").open(state["sealed"])
-            p = await anyio.to_thread.run_sync(
-                self._prepare,
-                new_content if new_content is not None else original["content"],
-                metadata if metadata is not None else original["metadata"],
-                [],
-                state["memory_type"],
-                state["session_id"],
-                "from_tool" in state["flags"],
-            )
-            if new_content is not None:
-                vector = await self.embedder.passage(p.content)
+        p, vector = await self._prepare_update(state, new_content, metadata)
+        changed = new_content is not None
+        change = MemoryUpdate(
+            agent_id=agent_id,
+            id=mid,
+            content=p.content if changed else None,
+            content_hash=content_hash(p.content) if changed else None,
+            embedding=vector,
+            search_vector=search_text(state, p, tags),
+            importance=importance,
+            metadata=p.metadata if metadata is not None else None,
+            tags=tags,
+            dedup_key=p.dedup_key if changed else None,
+            reseal=p is not None,
+            sealed=p.sealed if p else None,
+            flags=p.flags if changed else None,
+        )
         async with self.db.transaction("updating a memory") as tx:
             await tx.fetchrow("begin_write", agent_id, call, None)
-            if new_content is not None:
+            if changed:
                 twin = await tx.fetchval("find_exact_duplicate", agent_id, state["memory_type"], p.dedup_key)
                 if twin is not None and twin != mid:
                     raise InvalidInput(
                         "content",
                         f"is the same as memory {twin}; invalidate or delete one of them instead of making them equal",
                     )
-            row = await tx.fetchrow(
-                "update_memory",
-                agent_id,
-                mid,
-                p.content if new_content is not None else None,
-                content_hash(p.content) if new_content is not None else None,
-                vector,
-                _search_text(state, p, tags),
-                importance,
-                p.metadata if metadata is not None else None,
-                tags,
-                p.dedup_key if new_content is not None else None,
-                p is not None,
-                p.sealed if p else None,
-                p.flags if new_content is not None else None,
-            )
+            row = await tx.fetchrow("update_memory", *change)
         if row is None:  # deleted between the check and the update
             raise NotFound("memory_id", str(mid), agent_id)
         return row_to_dict(row)
+
+    async def _prepare_update(self, state, new_content: str | None, metadata: dict | None) -> tuple:
+        """The pure steps again when content or metadata change (from the sealed original,
+        if there is one), and the new content's vector: (prepared or None, vector or None)."""
+        if new_content is None and metadata is None:
+            return None, None
+        original = {"content": state["content"], "metadata": state["metadata"]}
+        if state["sealed"] is not None:
+            original = self._sealer("memory_id").open(state["sealed"])
+        p = await anyio.to_thread.run_sync(
+            prepare,
+            self.policy,
+            new_content if new_content is not None else original["content"],
+            metadata if metadata is not None else original["metadata"],
+            [],
+            state["memory_type"],
+            state["session_id"],
+            "from_tool" in state["flags"],
+        )
+        vector = await self.embedder.passage(p.content) if new_content is not None else None
+        return p, vector
 
     async def invalidate(
         self, agent_id: str, memory_id: Any, reason: Any, replaced_by: Any = None, call: str = "invalidate_memory"
@@ -418,7 +183,7 @@ class Memories:
             raise InvalidInput(
                 "memory_id",
                 f"memory {mid} was already invalidated at "
-                f"{_iso(state['invalidated_at'])} ({state['invalidation_reason']})",
+                f"{iso(state['invalidated_at'])} ({state['invalidation_reason']})",
             )
         if replacement is not None and await self.db.fetchrow("own_memory_state", agent_id, replacement) is None:
             raise InvalidInput("replaced_by", f"no memory with id {replacement} belongs to agent {agent_id!r}")

@@ -18,6 +18,7 @@ from contextlib import aclosing
 from datetime import datetime
 from typing import Any
 
+from ..data.columns import ArchivedMemory, HistoryRow, RestoredMemory
 from ..data.db import Database
 from ..embedders.base import Embedder
 from ..embedders.pipeline import embedded_batches
@@ -191,41 +192,41 @@ def _private(r: dict[str, Any], sealer: privacy.Sealer | None) -> dict[str, Any]
     return dict(r, content=scrubbed.content, metadata=scrubbed.metadata, restore=x)
 
 
-def _columns(agent_id: str, r: dict[str, Any], vec) -> tuple:
-    """The columns memories and memories_archive share, in restore_insert's order."""
+def _columns(agent_id: str, r: dict[str, Any], vec) -> dict[str, Any]:
+    """The columns memories and memories_archive share, by name."""
     x = r["restore"]
-    return (
-        agent_id,
-        x["memory_id"],
-        r["session_id"],
-        r["memory_type"],
-        r["content"],
-        content_hash(r["content"]),
-        vec,
-        indexed_text(r["content"], r["metadata"], r["tags"]),
-        r["metadata"],
-        r["tags"],
-        r["importance"],
-        r["created_at"],
-        x["stored_at"],
-        x["updated_at"],
-        x["expires_at"],
-        x["invalidated_at"],
-        x.get("invalidation_reason"),
-        x["invalidated_by"],
-        bool(x.get("shared")),
-        x["dedup_key"],
-        x.get("slot"),
-        x.get("flags") or [],
-        x["sealed"],
-        x.get("strength", 1.0),
-        x.get("reinforce_count", 0),
-        x["consolidated_into"],
+    return dict(
+        agent_id=agent_id,
+        id=x["memory_id"],
+        session_id=r["session_id"],
+        memory_type=r["memory_type"],
+        content=r["content"],
+        content_hash=content_hash(r["content"]),
+        embedding=vec,
+        search_vector=indexed_text(r["content"], r["metadata"], r["tags"]),
+        metadata=r["metadata"],
+        tags=r["tags"],
+        importance=r["importance"],
+        created_at=r["created_at"],
+        stored_at=x["stored_at"],
+        updated_at=x["updated_at"],
+        expires_at=x["expires_at"],
+        invalidated_at=x["invalidated_at"],
+        invalidation_reason=x.get("invalidation_reason"),
+        invalidated_by=x["invalidated_by"],
+        shared=bool(x.get("shared")),
+        dedup_key=x["dedup_key"],
+        slot=x.get("slot"),
+        flags=x.get("flags") or [],
+        sealed=x["sealed"],
+        strength=x.get("strength", 1.0),
+        reinforce_count=x.get("reinforce_count", 0),
+        consolidated_into=x["consolidated_into"],
     )
 
 
-def _live_row(agent_id: str, r: dict[str, Any], vec) -> tuple:
-    return (*_columns(agent_id, r, vec), r["restore"].get("likely_replaces") or [])
+def _live_row(agent_id: str, r: dict[str, Any], vec) -> RestoredMemory:
+    return RestoredMemory(**_columns(agent_id, r, vec), likely_replaces=r["restore"].get("likely_replaces") or [])
 
 
 def _state_row(agent_id: str, r: dict[str, Any]) -> tuple:
@@ -233,32 +234,32 @@ def _state_row(agent_id: str, r: dict[str, Any]) -> tuple:
     return (agent_id, x["memory_id"], x.get("decay_score", 1.0), x.get("access_count", 0), x["last_accessed"])
 
 
-def _archived_row(agent_id: str, r: dict[str, Any], vec) -> tuple:
+def _archived_row(agent_id: str, r: dict[str, Any], vec) -> ArchivedMemory:
     x = r["restore"]
-    return (
-        *_columns(agent_id, r, vec),
-        x.get("decay_score", 1.0),
-        x.get("access_count", 0),
-        x["last_accessed"],
-        x.get("doc_len", 0),
-        x["archived_at"],
-        x.get("archive_reason") or "restored",
+    return ArchivedMemory(
+        **_columns(agent_id, r, vec),
+        decay_score=x.get("decay_score", 1.0),
+        access_count=x.get("access_count", 0),
+        last_accessed=x["last_accessed"],
+        doc_len=x.get("doc_len", 0),
+        archived_at=x["archived_at"],
+        archive_reason=x.get("archive_reason") or "restored",
     )
 
 
-def _history_row(agent_id: str, memory_id: Any, h: dict[str, Any]) -> tuple:
-    return (
-        agent_id,
-        memory_id,
-        h["action"],
-        h["at"],
-        h["call"],
-        h.get("reason"),
-        h["related_id"],
-        h.get("memory_type"),
-        h.get("content"),
-        h.get("metadata"),
-        h.get("importance"),
-        h.get("slot"),
-        h["expires_at"],
+def _history_row(agent_id: str, memory_id: Any, h: dict[str, Any]) -> HistoryRow:
+    return HistoryRow(
+        agent_id=agent_id,
+        memory_id=memory_id,
+        action=h["action"],
+        at=h["at"],
+        call=h["call"],
+        reason=h.get("reason"),
+        related_id=h["related_id"],
+        memory_type=h.get("memory_type"),
+        content=h.get("content"),
+        metadata=h.get("metadata"),
+        importance=h.get("importance"),
+        slot=h.get("slot"),
+        expires_at=h["expires_at"],
     )

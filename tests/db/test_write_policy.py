@@ -12,6 +12,7 @@ import pytest
 from cryptography.fernet import Fernet
 
 from hindsight.data import queries
+from hindsight.data.columns import NewMemory
 from hindsight.data.db import Database
 from hindsight.embedders.base import AsyncEmbedder
 from hindsight.errors import DatabaseError, InvalidInput
@@ -102,26 +103,26 @@ async def test_the_database_itself_refuses_a_second_current_copy(db, db_url, mem
     big = await Database.open(db_url, max_size=8)
     try:
         sql = queries.get("insert_memory")
-        args = (
-            "a",
-            None,
-            None,
-            "semantic",
-            "Ship on Tuesdays",
-            b"h" * 32,
-            row["embedding"],
-            "Ship on Tuesdays",
-            {},
-            [],
-            3,
-            None,
-            None,
-            False,
-            b"k" * 32,
-            None,
-            None,
-            None,
-            None,
+        args = NewMemory(
+            agent_id="a",
+            id=None,
+            session_id=None,
+            memory_type="semantic",
+            content="Ship on Tuesdays",
+            content_hash=b"h" * 32,
+            embedding=row["embedding"],
+            search_vector="Ship on Tuesdays",
+            metadata={},
+            tags=[],
+            importance=3,
+            created_at=None,
+            expires_at=None,
+            shared=False,
+            dedup_key=b"k" * 32,
+            slot=None,
+            flags=None,
+            sealed=None,
+            strength=None,
         )
         rows = await asyncio.gather(*(big.pool.fetchrow(sql, *args) for _ in range(8)))
         assert sum(r is not None for r in rows) == 1

@@ -1,0 +1,141 @@
+"""A retrieve_memory call checked: each argument validated (InvalidInput names the first
+bad one), and the parameters every recall statement shares (sql/queries/recall.sql)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, NamedTuple
+
+from ..errors import InvalidInput
+from ..rules import scoring
+from ..rules import validate as v
+
+DEFAULT_MAX_TOKENS = 1000
+
+
+class Filters(NamedTuple):
+    """$1-$9 of every recall statement (the recall_filters fragment applies them)."""
+
+    agent_id: str
+    include_shared: bool
+    as_of: datetime  # what was current then
+    memory_type: str | None
+    tags: list[str] | None  # all of them
+    metadata: dict[str, Any] | None  # contained
+    start: datetime | None  # created from
+    end: datetime | None  # created before
+    min_decay: float  # the lowest decay_score; 0 for none
+
+
+class Hints(NamedTuple):
+    """recall_candidates_hinted's $12-$16: what brings candidates besides similarity."""
+
+    window_start: datetime | None  # the time window the query names
+    window_end: datetime | None
+    tools: list[str] | None  # lower-cased
+    session_id: str | None  # the caller's session
+    task_type: str | None
+
+
+@dataclass(frozen=True)
+class Request:
+    """A checked retrieve_memory call."""
+
+    agent_id: str
+    query: str
+    top_k: int
+    as_of: datetime
+    as_of_given: bool  # asked about a chosen moment, not about now
+    filters: Filters
+    task_type: str | None
+    session_id: str | None
+    tools: tuple[str, ...]
+    include_shared: bool
+    min_decay: float
+    format: str
+    max_tokens: int
+
+
+def check(
+    agent_id: Any,
+    query: Any,
+    *,
+    top_k: Any = 5,
+    memory_type: Any = None,
+    time_range: Any = None,
+    task_type: Any = None,
+    session_id: Any = None,
+    tools: Any = None,
+    tags: Any = None,
+    metadata: Any = None,
+    include_shared: Any = True,
+    as_of: Any = None,
+    min_decay_score: Any = scoring.RECALL_CUT,
+    format: Any = "json",
+    max_tokens: Any = None,
+) -> Request:
+    """Validate a retrieve_memory call; InvalidInput names the first bad field."""
+    agent_id = v.agent_id(agent_id)
+    query = v.text("query", query, max_bytes=v.MAX_QUERY_CHARS * 4)
+    if len(query) > v.MAX_QUERY_CHARS:
+        raise InvalidInput("query", f"is {len(query)} characters; at most {v.MAX_QUERY_CHARS} allowed")
+    top_k = v.integer("top_k", top_k, 1, v.MAX_TOP_K)
+    memory_type = v.memory_type(memory_type, required=False)
+    tags = v.tags(tags)
+    tools = v.tags(tools, field="tools")
+    metadata = v.metadata(metadata)
+    task_type = v.text("task_type", task_type, max_bytes=256, required=False)
+    session_id = v.text("session_id", session_id, max_bytes=256, required=False)
+    if not isinstance(include_shared, bool):
+        raise InvalidInput("include_shared", "must be true or false")
+    as_of_given = as_of is not None
+    as_of = v.timestamp("as_of", as_of) or datetime.now(timezone.utc)
+    start, end = _time_range(time_range)
+    if (
+        not isinstance(min_decay_score, (int, float))
+        or isinstance(min_decay_score, bool)
+        or not 0 <= min_decay_score <= 1
+    ):
+        raise InvalidInput("min_decay_score", "must be a number from 0 to 1")
+    if format not in ("json", "prompt"):
+        raise InvalidInput("format", f"{format!r} is not allowed; use json or prompt")
+    max_tokens = v.integer("max_tokens", DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens, 50, 100_000)
+    filters = Filters(
+        agent_id=agent_id,
+        include_shared=include_shared,
+        as_of=as_of,
+        memory_type=memory_type,
+        tags=tags,
+        metadata=metadata,
+        start=start,
+        end=end,
+        min_decay=float(min_decay_score),
+    )
+    return Request(
+        agent_id=agent_id,
+        query=query,
+        top_k=top_k,
+        as_of=as_of,
+        as_of_given=as_of_given,
+        filters=filters,
+        task_type=task_type,
+        session_id=session_id,
+        tools=tuple(dict.fromkeys(t.lower() for t in tools or [])),
+        include_shared=include_shared,
+        min_decay=float(min_decay_score),
+        format=format,
+        max_tokens=max_tokens,
+    )
+
+
+def _time_range(value: Any) -> tuple[datetime | None, datetime | None]:
+    if value is None:
+        return None, None
+    if not isinstance(value, dict) or not set(value) <= {"start", "end"}:
+        raise InvalidInput("time_range", "must be an object {start, end} of ISO 8601 date-times")
+    start = v.timestamp("time_range.start", value.get("start"))
+    end = v.timestamp("time_range.end", value.get("end"))
+    if start and end and start >= end:
+        raise InvalidInput("time_range", "start must be before end")
+    return start, end

@@ -1,0 +1,281 @@
+"""store_memory step by step (Memories.store runs them): check the call; then, in the
+transaction holding the agent's write lock, find what it supersedes, find a duplicate,
+supersede, reinforce the duplicate or insert (falling back to reinforcing when the unique
+index finds a twin a writer outside the lock stored); and report what happened."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from ..data.columns import NewMemory
+from ..data.db import Tx
+from ..errors import InvalidInput
+from ..rules import dedup, policy, scoring
+from ..rules import validate as v
+from ..rules.text import content_hash, indexed_text
+from .prepare import Prepared
+from .records import iso, row_to_dict
+
+MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
+NEIGHBOURS = 8  # candidates read for near-duplicates and conflicts
+MAX_CONFLICTS = 3
+
+CONFLICT_HINT = (
+    "Recall already ranks this newer memory above older similar ones it says changed. If it "
+    "replaces one of them, confirm it: invalidate_memory(memory_id=<old id>, reason=..., "
+    "replaced_by='{id}') (CLI: hindsight invalidate <old id> --reason ... --replaced-by {id})."
+)
+
+
+@dataclass
+class Write:
+    """A checked store_memory call."""
+
+    agent_id: str
+    content: str
+    memory_type: str
+    session_id: str | None
+    importance: int
+    metadata: dict[str, Any]
+    tags: list[str]
+    shared: bool
+    created: datetime | None
+    slot: str | None  # the slot named, or the one of the memory it supersedes
+    supersedes: uuid.UUID | None
+    sensitive: list[str]
+    now: datetime
+    expires: datetime | None
+    from_tool: bool
+    call: str
+    reason: str | None
+
+
+def check(
+    agent_id: Any,
+    content: Any,
+    *,
+    memory_type: Any = "episodic",
+    session_id: Any = None,
+    importance: Any = 3,
+    metadata: Any = None,
+    tags: Any = None,
+    ttl_seconds: Any = None,
+    shared: Any = False,
+    created_at: Any = None,
+    slot: Any = None,
+    supersedes: Any = None,
+    sensitive: Any = None,
+    from_tool: bool = False,
+    call: str = "store_memory",
+    reason: str | None = None,
+) -> Write:
+    """Validate a store_memory call; InvalidInput names the first bad field."""
+    agent_id = v.agent_id(agent_id)
+    content = v.content(content)
+    memory_type = v.memory_type(memory_type)
+    session_id = v.identifier("session_id", session_id)
+    importance = v.importance(importance)
+    metadata = v.metadata(metadata) or {}
+    tags = v.tags(tags) or []
+    ttl = v.integer("ttl_seconds", ttl_seconds, 1, MAX_TTL_SECONDS, required=False)
+    if not isinstance(shared, bool):
+        raise InvalidInput("shared", "must be true or false")
+    created = v.timestamp("created_at", created_at)
+    slot = v.slot(slot)
+    supersedes = v.memory_id(supersedes, "supersedes", required=False)
+    sensitive = v.sensitive(sensitive, metadata)
+    now = datetime.now(timezone.utc)
+    expires = policy.expires_at(importance, memory_type, ttl, now)
+    return Write(
+        agent_id=agent_id,
+        content=content,
+        memory_type=memory_type,
+        session_id=session_id,
+        importance=importance,
+        metadata=metadata,
+        tags=tags,
+        shared=shared,
+        created=created,
+        slot=slot,
+        supersedes=supersedes,
+        sensitive=sensitive,
+        now=now,
+        expires=expires,
+        from_tool=from_tool,
+        call=call,
+        reason=reason,
+    )
+
+
+async def targets(tx: Tx, agent_id: str, supersedes: uuid.UUID | None, slot: str | None) -> dict[uuid.UUID, str | None]:
+    """The current memories this write replaces: {id: its slot}."""
+    found: dict[uuid.UUID, str | None] = {}
+    if supersedes is not None:
+        state = await tx.fetchrow("own_memory_state", agent_id, supersedes)
+        if state is None:
+            raise InvalidInput("supersedes", f"no memory with id {supersedes} belongs to agent {agent_id!r}")
+        if state["invalidated_at"] is not None:
+            raise InvalidInput(
+                "supersedes",
+                f"memory {supersedes} is no longer current (invalidated at "
+                f"{iso(state['invalidated_at'])}: {state['invalidation_reason']})",
+            )
+        if slot is not None and state["slot"] not in (None, slot):
+            raise InvalidInput("slot", f"memory {supersedes} holds slot {state['slot']!r}, not {slot!r}")
+        found[supersedes] = state["slot"]
+    if slot is not None:
+        holder = await tx.fetchval("slot_holder", agent_id, slot)
+        if holder is not None:
+            found[holder] = slot
+    return found
+
+
+def duplicate(
+    w: Write, p: Prepared, words: tuple[str, ...], candidates: list, threshold: float
+) -> tuple[uuid.UUID | None, list]:
+    """The memory this write repeats, if any (the same dedup key, or, unless sealed, a
+    near-duplicate in the same layer and session), and the other candidates: (dup_id, near)."""
+    dup_id = next((c["id"] for c in candidates if c["exact"]), None)
+    near = [c for c in candidates if not c["exact"]]
+    if dup_id is None and p.sealed is None:
+        dup_id = next(
+            (
+                n["id"]
+                for n in near
+                if n["memory_type"] == w.memory_type
+                and not n["sealed"]
+                and (w.memory_type != "working" or n["session_id"] == w.session_id)
+                and n["similarity"] >= threshold  # the key only when it matters
+                and dedup.is_near_duplicate(n["similarity"], words, dedup.lexical_key(n["content"]), threshold)
+            ),
+            None,
+        )
+    return dup_id, near
+
+
+async def supersede(tx: Tx, agent_id: str, replaced: dict[uuid.UUID, str | None], keep_id: uuid.UUID) -> list:
+    """Invalidate what the write replaces (but not the memory it keeps); returns their ids."""
+    superseded = [t for t in replaced if t != keep_id]
+    for old in superseded:
+        await tx.fetchrow("invalidate_memory", agent_id, old, f"superseded by {keep_id}", keep_id)
+    return superseded
+
+
+async def reinforce(tx: Tx, w: Write, p: Prepared, dup_id: uuid.UUID):
+    """The duplicate strengthened instead of a second copy; returns its row."""
+    row = await tx.fetchrow("reinforce_memory", w.agent_id, dup_id, w.importance, w.expires, p.strength, w.slot)
+    await tx.fetchval("reinforce_state", w.agent_id, dup_id)
+    return row
+
+
+async def insert(tx: Tx, w: Write, p: Prepared, vector, new_id: uuid.UUID, likely: list):
+    """The new memory; None when the unique index found a current twin. `likely`: the older
+    memories it probably replaces."""
+    new = NewMemory(
+        agent_id=w.agent_id,
+        id=new_id,
+        session_id=w.session_id,
+        memory_type=w.memory_type,
+        content=p.content,
+        content_hash=content_hash(p.content),
+        embedding=vector,
+        search_vector=indexed_text(p.content, p.metadata, w.tags),
+        metadata=p.metadata,
+        tags=w.tags,
+        importance=w.importance,
+        created_at=w.created,
+        expires_at=w.expires,
+        shared=w.shared,
+        dedup_key=p.dedup_key,
+        slot=w.slot,
+        flags=p.flags,
+        sealed=p.sealed,
+        strength=p.strength,
+    )
+    row = await tx.fetchrow("insert_memory", *new)
+    if row is not None and likely:
+        await tx.fetchval("mark_likely_replaces", w.agent_id, new_id, likely)
+    return row
+
+
+async def twin(tx: Tx, w: Write, p: Prepared) -> uuid.UUID:
+    """The current memory with this write's dedup key (stored by a writer outside the lock)."""
+    return await tx.fetchval("find_exact_duplicate", w.agent_id, w.memory_type, p.dedup_key)
+
+
+def likely_replaced(near: list, content: str, created: datetime, threshold: float, replaced) -> list:
+    """Older current facts and procedures about the same thing (cosine >= the conflict
+    threshold) that a new memory saying something changed probably replaces."""
+    if not scoring.states_change(content):
+        return []
+    return [
+        n["id"]
+        for n in near
+        if n["similarity"] >= threshold
+        and n["id"] not in replaced
+        and n["memory_type"] in ("semantic", "procedural")
+        and n["created_at"] < created
+    ]
+
+
+def conflicts(near: list, row) -> list[dict[str, Any]]:
+    """Similar current memories the new one may contradict, most similar first: older ones
+    are marked `older` (the new memory outranks them when it says something changed:
+    `likely_outdated`)."""
+    changes = scoring.states_change(row["content"])
+    out = []
+    for n in near:
+        older = n["created_at"] < row["created_at"]
+        out.append(
+            {
+                "id": str(n["id"]),
+                "content": n["content"],
+                "memory_type": n["memory_type"],
+                "slot": n["slot"],
+                "similarity": round(float(n["similarity"]), 3),
+                "created_at": n["created_at"].isoformat(),
+                "older": older,
+                "likely_outdated": bool(older and changes and n["memory_type"] in ("semantic", "procedural")),
+            }
+        )
+    return out
+
+
+@dataclass
+class Stored:
+    """What a write did: its row, the duplicate it reinforced, what it superseded."""
+
+    row: Any
+    dup_id: uuid.UUID | None
+    keep_id: uuid.UUID
+    replaced: dict[uuid.UUID, str | None]
+    superseded: list
+    near: list
+
+
+def report(s: Stored, p: Prepared, conflict_threshold: float) -> dict[str, Any]:
+    """store_memory's answer: {id, status, memory, ...}."""
+    row = s.row
+    result: dict[str, Any] = {"id": str(row["id"])}
+    if s.superseded:
+        result["status"] = "superseded"
+        result["superseded"] = [str(t) for t in s.superseded]
+    else:
+        result["status"] = "duplicate" if s.dup_id is not None else "created"
+    if s.dup_id is not None:
+        result["duplicate_of"] = str(s.dup_id)
+    skip = {s.keep_id, *s.replaced}
+    found = conflicts([n for n in s.near if n["id"] not in skip and n["similarity"] >= conflict_threshold], row)
+    if found:
+        result["possible_conflicts"] = found[:MAX_CONFLICTS]
+        result["conflict_hint"] = CONFLICT_HINT.format(id=row["id"])
+    if row["flags"]:
+        result["flags"] = list(row["flags"])
+    if p.redacted:
+        result["redacted"] = p.redacted
+        result["sealed"] = p.sealed is not None
+    result["memory"] = row_to_dict(row)
+    return result
