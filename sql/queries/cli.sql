@@ -1,4 +1,4 @@
--- The command line's own reads (hindsight/cli.py): ids by prefix, archived memories.
+-- The command line's own reads (hindsight/cli/): ids by prefix, archived memories.
 
 -- name: resolve_id_prefix
 -- Memories of agent $1 (live or archived) whose id starts with $2: a prefix typed by hand.

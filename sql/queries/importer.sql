@@ -1,4 +1,4 @@
--- Bulk import of plain lines (hindsight/importer.py): one transaction, every line written
+-- Bulk import of plain lines (hindsight/store/importer.py): one transaction, every line written
 -- as given, its timeline (slot, supersedes, invalidated_at) rebuilt at the times it happened.
 
 -- name: import_known

@@ -1,4 +1,4 @@
--- The maintenance job (hindsight/maintenance.py): decay, archive, consolidation, runs.
+-- The maintenance job (hindsight/upkeep/maintenance.py): decay, archive, consolidation, runs.
 -- Decay and archive are set-based and batched: no row-by-row work in Python.
 
 -- name: maintenance_try_lock

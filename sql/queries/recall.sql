@@ -1,7 +1,7 @@
--- The recall statements. Each is one statement a DBA can run by hand; hindsight/recall.py
+-- The recall statements. Each is one statement a DBA can run by hand; hindsight/recall/search.py
 -- runs the keyword channel while the query is being embedded, then recall_candidates, and
--- ranks what comes back (hindsight/scoring.py).
--- Parameters shared by both:
+-- ranks what comes back (hindsight/rules/scoring.py).
+-- Parameters shared by all (hindsight/recall/request.py: Filters, then the limit):
 --   $1 agent          $2 include shared   $3 as_of (what was current then)
 --   $4 memory_type    $5 tags (all of)    $6 metadata containment (jsonb)
 --   $7 from           $8 until            $9 minimum decay_score     $10 how many per channel

@@ -1,4 +1,4 @@
--- Re-embedding every memory with another embedder (hindsight/reembed.py), while recall
+-- Re-embedding every memory with another embedder (hindsight/upkeep/reembed.py), while recall
 -- keeps using the old vectors: new vectors go to a shadow column, embedding_next, which
 -- takes the old column's place at the end. {dimension} is filled with an integer.
 

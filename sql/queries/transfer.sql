@@ -1,4 +1,4 @@
--- Export and exact restore (hindsight/transfer.py): every column a memory has, its state
+-- Export and exact restore (hindsight/store/transfer.py): every column a memory has, its state
 -- and its history, so `hindsight export | hindsight import` into an empty database gives
 -- the same rows.
 
