@@ -1,3 +1,4 @@
-"""PostgreSQL: the one pool and its error boundary, SQL by name, migrations, readiness, the embedded server.
-Imports the embedders' interface, rules and errors; knows no faces and no services.
+"""PostgreSQL: the one pool and its error boundary, SQL by name and the rows of the long
+statements, migrations, readiness, the embedded server. Imports config, the embedders'
+interface and errors; knows no faces and no services.
 """
