@@ -121,8 +121,6 @@ class Settings:
 
     def zone(self):
         """The zone relative times ("yesterday", "上周") are counted in."""
-        from .rules.timeparse import local_zone
-
         return local_zone(self.timezone)
 
 
@@ -179,3 +177,14 @@ def _fraction(env, name: str, default: float) -> float:
     if not 0.5 <= value <= 1.0:
         raise ConfigError(f"{name}={raw!r} must be a cosine similarity from 0.5 to 1.0")
     return value
+
+
+def local_zone(name: str | None = None):
+    """The zone days are counted in: an IANA name (HINDSIGHT_TIMEZONE), else the machine's."""
+    if name:
+        from zoneinfo import ZoneInfo
+
+        return ZoneInfo(name)
+    from datetime import datetime, timezone
+
+    return datetime.now().astimezone().tzinfo or timezone.utc

@@ -9,6 +9,7 @@ embedder); the MCP server and the CLI turn them into messages for people and mod
     │   └── EmbedderMismatch the stored vectors come from another embedder
     ├── EmbedderError        the embedder could not be loaded or failed
     ├── InvalidInput         a caller's argument is wrong: names the field and what is allowed
+    │   └── AgentRefused     a well-formed agent id that HINDSIGHT_ALLOWED_AGENTS does not name
     ├── NotFound             no such memory for this agent
     └── SealError            sealed content cannot be decrypted with the configured key
 """
@@ -45,6 +46,20 @@ class InvalidInput(HindsightError):
         self.field = field
         self.problem = problem
         super().__init__(f"{field}: {problem}")
+
+
+REFUSED_AGENT = (
+    "may only name this server's own agent (HINDSIGHT_AGENT_ID); acting for another "
+    "agent needs HINDSIGHT_ALLOWED_AGENTS in the server's environment"
+)
+
+
+class AgentRefused(InvalidInput):
+    """A well-formed agent id that HINDSIGHT_ALLOWED_AGENTS does not name."""
+
+    def __init__(self, field: str, agent: str):
+        self.agent = agent
+        super().__init__(field, REFUSED_AGENT)
 
 
 class NotFound(HindsightError):

@@ -25,25 +25,12 @@ from .data.db import Database
 from .embedders import base as embed
 from .embedders import bulk as bulk_embed
 from .embedders.base import AsyncEmbedder, Embedder
-from .errors import InvalidInput
+from .errors import AgentRefused
 from .recall.access import AccessRecorder
 from .recall.search import AccessHook, Recall
 from .rules import validate as v
 from .store.memories import Memories, WritePolicy
 from .upkeep.maintenance import DECAY_LAMBDA
-
-REFUSED_AGENT = (
-    "may only name this server's own agent (HINDSIGHT_AGENT_ID); acting for another "
-    "agent needs HINDSIGHT_ALLOWED_AGENTS in the server's environment"
-)
-
-
-class AgentRefused(InvalidInput):
-    """A well-formed agent id that HINDSIGHT_ALLOWED_AGENTS does not name."""
-
-    def __init__(self, field: str, agent: str):
-        self.agent = agent
-        super().__init__(field, REFUSED_AGENT)
 
 
 def acting_for(settings: Settings, given: str | None, field: str = "agent_id") -> str:

@@ -11,6 +11,7 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
+from ..config import local_zone
 from ..data.db import Database
 from ..embedders.base import AsyncEmbedder
 from ..rules import scoring, timeparse
@@ -49,7 +50,7 @@ class Recall:
         self.weights = weights or scoring.Weights()
         self.on_access = on_access
         self.reranker = reranker
-        self.tz = tz or timeparse.local_zone()
+        self.tz = tz or local_zone()
         self._decay_clock: tuple[float, datetime | None] = (0.0, None)
         self.timings: dict[str, float] = {}  # ms per stage of the last call (benchmarks read it)
 

@@ -330,15 +330,6 @@ _RULES: list[_Rule] = [
 ]
 
 
-def local_zone(name: str | None = None) -> tzinfo:
-    """The zone days are counted in: an IANA name (HINDSIGHT_TIMEZONE), else the machine's."""
-    if name:
-        from zoneinfo import ZoneInfo
-
-        return ZoneInfo(name)
-    return datetime.now().astimezone().tzinfo or timezone.utc
-
-
 def resolve(query: str, as_of: datetime, tz: tzinfo | None = None) -> Window | None:
     """The time the query names, as a window in UTC, or None. When several expressions
     match, the longest wins (ties: the first in the text)."""

@@ -16,7 +16,7 @@ import uvicorn
 from .. import services
 from ..config import Settings
 from ..data import bootstrap
-from ..errors import ConfigError, InvalidInput
+from ..errors import AgentRefused, ConfigError, InvalidInput
 from .app import Ui, create_app
 
 
@@ -24,7 +24,7 @@ def run(settings: Settings, *, port: int = 0, open_browser: bool = True, agent: 
     ui = Ui.from_settings(settings)  # the agent this process acts for, and whom else it may show
     try:
         ui.agent = services.acting_for(settings, agent or settings.agent_id, "--agent")
-    except services.AgentRefused as exc:
+    except AgentRefused as exc:
         raise ConfigError(
             f"--agent {exc.agent!r}: this process acts for {settings.agent_id!r} "
             "(HINDSIGHT_AGENT_ID); name another agent in HINDSIGHT_ALLOWED_AGENTS to show it"
