@@ -23,13 +23,17 @@ def cmd_keygen(args, settings: Settings) -> int:
 
 
 def cmd_doctor(args, settings: Settings) -> int:
-    from ..data.db import ensure_pgvector
+    from ..data.db import ensure_pgvector, settings_expected, settings_in_force
     from ..embedders.base import create, describe
     from .doctor import stdout_check
 
     url = bootstrap.resolve_url(settings)
     print(f"database: {redact(url)}{' (embedded)' if not settings.database_url else ''}")
     print(f"pgvector: {asyncio.run(ensure_pgvector(url))}")
+    in_force, expected = asyncio.run(settings_in_force(url)), settings_expected()
+    kept = in_force == expected
+    shown = ", ".join(f"{k}={v}" for k, v in in_force.items())
+    print(f"search:   {shown}" + ("" if kept else f" (expected {', '.join(f'{k}={v}' for k, v in expected.items())})"))
     found = asyncio.run(migrate.current(url))
     name, dim = describe(settings)
     create(settings)
@@ -39,7 +43,7 @@ def cmd_doctor(args, settings: Settings) -> int:
     current = asyncio.run(migrate.current(url))
     moved = f", migrated from {found or 'nothing'} by the server's start" if current != found else ""
     print(f"schema:   {current or 'not migrated'} (newest {migrate.head()}{moved})")
-    return 0 if current == migrate.head() and clean else 1
+    return 0 if current == migrate.head() and clean and kept else 1
 
 
 def _server_exe() -> str:

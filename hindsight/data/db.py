@@ -19,11 +19,19 @@ from . import queries
 
 log = logging.getLogger(__name__)
 
-# Prepared statements must not fall back to a generic plan that skips the vector index.
+# Sent in the startup packet of every connection, so they are the session's defaults: the
+# pool's RESET ALL on release keeps them (a SET after connecting lasted one acquire).
+#   plan_cache_mode  prepared statements must not fall back to a generic plan that skips
+#                    the vector index
+#   hnsw.*           filtered HNSW scans keep going until enough rows pass the WHERE clause
+#                    (pgvector >= 0.8; a placeholder before), over enough of the graph for
+#                    recall's 50 vector candidates
 SERVER_SETTINGS = {
     "application_name": "hindsight",
     "plan_cache_mode": "force_custom_plan",
     "jit": "off",
+    "hnsw.iterative_scan": "relaxed_order",
+    "hnsw.ef_search": "64",
 }
 SCHEMA_LOCK = 7_400_113_001  # advisory lock key: one process at a time changes the schema
 MIN_SERVER_VERSION = 150000
@@ -48,7 +56,6 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     """Codecs for every pooled connection: pgvector's vector, and jsonb as Python objects."""
     await register_vector(conn)
     await conn.set_type_codec("jsonb", encoder=_json_dumps, decoder=json.loads, schema="pg_catalog")
-    await conn.execute(queries.get("session_setup"))
 
 
 # The server or the connection went away (restart, crash, network): worth healing and retrying.
@@ -273,3 +280,23 @@ class Session:
 
 class Tx(Session):
     """Named queries inside a transaction (Database.transaction, Session.transaction)."""
+
+
+async def settings_in_force(url: str) -> dict[str, str | None]:
+    """The vector search settings as a pooled connection sees them after it was used and
+    given back once (the pool resets a connection when it is released)."""
+    db = await Database.open(url, min_size=1, max_size=1)
+    try:
+        await db.fetchrow("vector_settings")
+        return dict(await db.fetchrow("vector_settings"))
+    finally:
+        await db.close()
+
+
+def settings_expected() -> dict[str, str]:
+    """What settings_in_force must read for recall to work as measured."""
+    return {
+        "iterative_scan": SERVER_SETTINGS["hnsw.iterative_scan"],
+        "ef_search": SERVER_SETTINGS["hnsw.ef_search"],
+        "plan_cache_mode": SERVER_SETTINGS["plan_cache_mode"],
+    }

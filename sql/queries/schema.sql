@@ -1,8 +1,9 @@
--- name: session_setup
--- Run on every new pooled connection: let filtered HNSW scans keep going until enough
--- rows pass the WHERE clause (pgvector >= 0.8; ignored as a placeholder before), and
--- look at enough of the graph for recall's 50 vector candidates.
-SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64;
+-- name: vector_settings
+-- The vector search settings in force on this connection (hindsight doctor; a test reads
+-- them back on pooled connections: they must survive the pool's RESET ALL).
+SELECT current_setting('hnsw.iterative_scan', true) AS iterative_scan,
+       current_setting('hnsw.ef_search', true) AS ef_search,
+       current_setting('plan_cache_mode') AS plan_cache_mode;
 
 -- name: server_version_num
 -- The server's version as a number (150000 and up for PostgreSQL 15).

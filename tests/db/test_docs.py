@@ -52,6 +52,7 @@ async def test_readme_commands_run(cli):
     doctor = await cli("doctor")
     assert doctor.code == 0, doctor.out + doctor.err
     assert "stdout clean" in doctor.out and "tools" in doctor.out
+    assert "search:   iterative_scan=relaxed_order, ef_search=64, plan_cache_mode=force_custom_plan\n" in doctor.out
     help_ = await anyio.to_thread.run_sync(
         lambda: subprocess.run(
             [str(Path(sys.executable).parent / "hindsight"), "--help"], capture_output=True, text=True
