@@ -13,6 +13,7 @@ from .rules.dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
 EMBEDDERS = ("e5-small", "openai")
 DEFAULT_CRON = "0 3 * * *"  # nightly at 03:00
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 OPENAI_EXAMPLES = {"HINDSIGHT_EMBED_URL": "http://localhost:8000/v1", "HINDSIGHT_EMBED_MODEL": "text-embedding-3-small"}
 
 
@@ -40,6 +41,7 @@ class Settings:
     embed_input_type: bool = False
     timezone: str | None = None  # IANA name: "yesterday" and the schedule; None: the machine's zone
     allowed_agents: frozenset[str] = frozenset()  # others this server may act for; {"*"}: any
+    read_database_urls: tuple[str, ...] = ()  # streaming replicas of database_url, for reads
 
     def may_act_for(self, agent_id: str) -> bool:
         """Whether a call from an MCP client may name `agent_id` (the CLI may name any)."""
@@ -49,12 +51,13 @@ class Settings:
     def from_env(cls, env: dict[str, str] | None = None) -> "Settings":
         env = os.environ if env is None else env
         url = env.get("HINDSIGHT_DATABASE_URL") or env.get("DATABASE_URL") or None
-        if url is not None and not url.startswith(("postgresql://", "postgres://")):
+        if url is not None and not url.startswith(POSTGRES_SCHEMES):
             raise ConfigError(
                 "HINDSIGHT_DATABASE_URL must be a postgresql:// URL "
                 "(e.g. postgresql://user:password@host:5432/dbname); "
                 "unset it to use the embedded database"
             )
+        replicas = read_urls(env.get("HINDSIGHT_READ_DATABASE_URL") or "", primary=url)
         embedder = env.get("HINDSIGHT_EMBEDDER", "e5-small").strip() or "e5-small"
         if embedder not in EMBEDDERS:
             raise ConfigError(f"HINDSIGHT_EMBEDDER={embedder!r} is not known; allowed: {', '.join(EMBEDDERS)}")
@@ -117,6 +120,7 @@ class Settings:
             embed_input_type=input_type in ("1", "true", "yes"),
             timezone=zone,
             allowed_agents=allowed,
+            read_database_urls=replicas,
         )
 
     def zone(self):
@@ -156,6 +160,27 @@ def _check_zone(name: str) -> None:
             f"HINDSIGHT_TIMEZONE={name!r} is not a time zone; use an IANA name such as "
             "'Asia/Singapore' or 'Europe/Berlin' (unset: the machine's own zone)"
         ) from None
+
+
+def read_urls(raw: str, primary: str | None) -> tuple[str, ...]:
+    """HINDSIGHT_READ_DATABASE_URL: one postgresql:// URL or a comma list of them (a comma
+    inside one URL, as in libpq's host1,host2 form, stays with it), for the replicas of the
+    primary HINDSIGHT_DATABASE_URL."""
+    parts = (u.strip(" \t\n,") for u in re.split(r",(?=\s*[A-Za-z][\w+.-]*://)", raw))
+    urls = tuple(u for u in parts if u)
+    if urls and primary is None:
+        raise ConfigError(
+            "HINDSIGHT_READ_DATABASE_URL needs HINDSIGHT_DATABASE_URL: the replicas' primary, where "
+            "every write goes (the embedded database has no replicas); set both, or unset "
+            "HINDSIGHT_READ_DATABASE_URL"
+        )
+    for n, u in enumerate(urls, 1):
+        if not u.startswith(POSTGRES_SCHEMES):
+            raise ConfigError(
+                f"HINDSIGHT_READ_DATABASE_URL: entry {n} of {len(urls)} must be a postgresql:// URL "
+                "(e.g. postgresql://user:password@replica-host:5432/dbname; several: a comma list)"
+            )
+    return urls
 
 
 _AGENT = re.compile(r"^[^\s,\x00-\x1f\x7f]{1,128}$")
