@@ -9,7 +9,7 @@ import json
 import logging
 import re
 import uuid
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 import asyncpg
 from pgvector.asyncpg import register_vector
@@ -33,6 +33,9 @@ SERVER_SETTINGS = {
     "hnsw.iterative_scan": "relaxed_order",
     "hnsw.ef_search": "64",
 }
+REPLICA_SETTINGS = SERVER_SETTINGS | {"application_name": "hindsight-read"}  # told apart in pg_stat_activity
+REPLICA_CONNECT_SECONDS = 5  # a replica that does not answer by then is skipped, not waited for
+REPLICA_STATEMENT_SECONDS = 15  # a read that takes longer on a replica is asked of the primary
 SCHEMA_LOCK = 7_400_113_001  # advisory lock key: one process at a time changes the schema
 MIN_SERVER_VERSION = 150000
 MIN_PGVECTOR = (0, 5)
@@ -89,6 +92,30 @@ async def translated(what: str) -> AsyncIterator[None]:
         raise DatabaseError(f"the database could not complete this (ref {ref} in the server's log)") from exc
 
 
+class ReplicaFailed(Exception):
+    """A read replica could not answer (hindsight.data.replicas sends the read elsewhere; it
+    never reaches a client). `unavailable`: the replica or the connection is gone, as opposed
+    to an error the server answered with (a recovery conflict, a statement it refused)."""
+
+    def __init__(self, reason: str, unavailable: bool):
+        super().__init__(reason)
+        self.reason, self.unavailable = reason, unavailable
+
+
+@contextlib.asynccontextmanager
+async def replica_errors(what: str) -> AsyncIterator[None]:
+    """A replica's failures as ReplicaFailed, not logged here: the router logs a replica's
+    trouble once, and the client sees the primary's answer instead."""
+    try:
+        yield
+    except UNAVAILABLE as exc:  # refused, gone, shutting down, timed out
+        raise ReplicaFailed(f"{exc.__class__.__name__}: {exc}", unavailable=True) from exc
+    except asyncpg.PostgresError as exc:
+        raise ReplicaFailed(f"{what}: {exc.__class__.__name__}: {exc}", unavailable=False) from exc
+    except Exception as exc:  # a URL it cannot use, say: skip the replica
+        raise ReplicaFailed(f"{exc.__class__.__name__}: {exc}", unavailable=True) from exc
+
+
 async def connect_once(url: str, timeout: float = 10) -> asyncpg.Connection:
     """A single connection (no pool, no codec), for checks and migrations' helpers."""
     try:
@@ -139,6 +166,17 @@ async def ensure_pgvector(url: str) -> str:
 Heal = Callable[[], Awaitable[None]]
 
 
+class Reader(Protocol):
+    """What the read path needs: a Database, or hindsight.data.replicas.Reads (a replica
+    first, the primary when none will do)."""
+
+    async def fetch(self, name: str, *args: Any) -> list[asyncpg.Record]: ...
+
+    async def fetchrow(self, name: str, *args: Any) -> asyncpg.Record | None: ...
+
+    async def fetchval(self, name: str, *args: Any) -> Any: ...
+
+
 class Database:
     """Owns the pool. Query helpers take a statement name from sql/queries.
 
@@ -147,10 +185,14 @@ class Database:
     is not repeated (it may have taken effect): its call fails, and the next one finds the
     database back."""
 
-    def __init__(self, pool: asyncpg.Pool, heal: Heal | None = None):
+    def __init__(self, pool: asyncpg.Pool, heal: Heal | None = None, errors: Callable = translated):
         self.pool = pool
         self._heal = heal
         self._healing: asyncio.Task | None = None
+        self._errors = errors
+        # After a write commits, on its connection (hindsight.data.replicas notes the WAL
+        # position there, for read-your-writes); None without read replicas.
+        self.committed: Callable[[Session], Awaitable[None]] | None = None
 
     @classmethod
     async def open(cls, url: str, *, min_size: int = 1, max_size: int = 4, heal: Heal | None = None) -> "Database":
@@ -167,6 +209,24 @@ class Database:
             raise DatabaseError(f"cannot connect to {redact(url)}: {exc}") from exc
         return cls(pool, heal)
 
+    @classmethod
+    async def replica(cls, url: str, *, max_size: int = 4) -> "Database":
+        """A pool on a read replica: opened without connecting (a replica that is down must
+        not stop a start), quick to give up, its failures raised as ReplicaFailed."""
+        try:
+            pool = await asyncpg.create_pool(
+                url,
+                min_size=0,
+                max_size=max_size,
+                init=_init_connection,
+                server_settings=REPLICA_SETTINGS,
+                command_timeout=REPLICA_STATEMENT_SECONDS,
+                timeout=REPLICA_CONNECT_SECONDS,
+            )
+        except Exception as exc:  # only a URL it cannot parse: nothing connects yet
+            raise DatabaseError(f"cannot use the read replica {redact(url)}: {exc}") from exc
+        return cls(pool, errors=replica_errors)
+
     async def close(self) -> None:
         await self.pool.close()
 
@@ -181,7 +241,7 @@ class Database:
     @contextlib.asynccontextmanager
     async def _connection(self, what: str) -> AsyncIterator[asyncpg.Connection]:
         """A pooled connection; errors translated; one heal-and-retry if none can be had."""
-        async with translated(what):
+        async with self._errors(what):
             try:
                 conn = await self.pool.acquire()
             except UNAVAILABLE:
@@ -192,7 +252,7 @@ class Database:
             try:
                 yield conn
             except UNAVAILABLE:
-                self.pool.expire_connections()  # the others are as dead as this one
+                await self.pool.expire_connections()  # the others are as dead as this one
                 if self._heal is not None:  # the next call should find the database back
                     asyncio.ensure_future(self.healed())
                 raise
@@ -214,12 +274,17 @@ class Database:
 
     async def execute(self, name: str, *args: Any) -> str:
         async with self.session(name) as session:
-            return await session.execute(name, *args)
+            status = await session.execute(name, *args)
+            if self.committed is not None:
+                await self.committed(session)
+            return status
 
     async def executemany(self, name: str, rows: list[tuple]) -> None:
         if rows:
             async with self.session(name) as session:
                 await session.executemany(name, rows)
+                if self.committed is not None:
+                    await self.committed(session)
 
     async def execute_count(self, name: str, *args: Any) -> int:
         """Run a statement; how many rows it touched."""
@@ -235,10 +300,13 @@ class Database:
     @contextlib.asynccontextmanager
     async def transaction(self, what: str, call: str | None = None, reason: str | None = None) -> AsyncIterator["Tx"]:
         """One connection, one transaction; `call` and `reason` name it in memory_history."""
-        async with self._connection(what) as conn, conn.transaction():
-            if call is not None:
-                await conn.execute(queries.get("call_context"), call, reason)
-            yield Tx(conn)
+        async with self._connection(what) as conn:
+            async with conn.transaction():
+                if call is not None:
+                    await conn.execute(queries.get("call_context"), call, reason)
+                yield Tx(conn)
+            if self.committed is not None:
+                await self.committed(Session(conn))
 
 
 class Session:
