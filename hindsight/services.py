@@ -1,6 +1,8 @@
 """The composition root: the services every face works with, built here and nowhere else.
 The pool, the embedder, the write path (Memories), the read path (Recall), recall's access
-bookkeeping, and whom a client may act for.
+bookkeeping, and whom a client may act for. With HINDSIGHT_READ_DATABASE_URL, `reads` (read
+replicas, hindsight.data.replicas) serves Recall, Memories' reads and the UI's pages; `db`,
+the primary, serves every write, the access bookkeeping and maintenance.
 
     opened(...)   the CLI, per command (procrastinate's `execute_command` shape), and the scheduler
     serving(...)  the MCP server, for its lifespan: 8 connections, the embedded database
@@ -21,7 +23,8 @@ from typing import AsyncIterator, Callable
 
 from .config import Settings
 from .data import pg_embedded as embedded
-from .data.db import Database
+from .data.db import Database, Reader
+from .data.replicas import Reads
 from .embedders import base as embed
 from .embedders import bulk as bulk_embed
 from .embedders.base import AsyncEmbedder, Embedder
@@ -51,6 +54,11 @@ class Services:
     url: str
     on_access: AccessHook | None = None  # what recall returned, for the access bookkeeping
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
+    reads: Reader | None = None  # where reads go: the replicas (Reads), or None: db
+
+    def __post_init__(self) -> None:
+        if self.reads is None:
+            self.reads = self.db
 
     @cached_property
     def embedder(self) -> Embedder:
@@ -62,7 +70,7 @@ class Services:
 
     @cached_property
     def memories(self) -> Memories:
-        return Memories(self.db, self.async_embedder, self.write_policy)
+        return Memories(self.db, self.async_embedder, self.write_policy, reads=self.reads)
 
     @cached_property
     def write_policy(self) -> WritePolicy:
@@ -70,7 +78,7 @@ class Services:
 
     @cached_property
     def recall(self) -> Recall:
-        return Recall(self.db, self.async_embedder, on_access=self.on_access, tz=self.tz)
+        return Recall(self.reads, self.async_embedder, on_access=self.on_access, tz=self.tz)
 
     @cached_property
     def tz(self):
@@ -113,9 +121,14 @@ async def opened(
     a background task, flushed once more at the end."""
     embedder = embed.create(settings) if load_embedder else None
     db = await Database.open(url, max_size=pool_size, heal=heal)
+    try:
+        reads = await _replicas(settings, db, pool_size)
+    except BaseException:
+        await db.close()
+        raise
     access = AccessRecorder(db) if count_access else None
     bookkeeping = asyncio.create_task(access.run()) if access else None
-    services = Services(settings, db, url, on_access=access.record if access else None)
+    services = Services(settings, db, url, on_access=access.record if access else None, reads=reads)
     if embedder is not None:
         services.embedder = embedder
     try:
@@ -127,7 +140,16 @@ async def opened(
                 await access.flush()
         for close in services._closers:
             close()
+        if reads is not None:
+            await reads.close()
         await db.close()
+
+
+async def _replicas(settings: Settings, db: Database, pool_size: int) -> Reads | None:
+    """The read replicas of HINDSIGHT_READ_DATABASE_URL, as many connections each as the primary."""
+    if not settings.read_database_urls:
+        return None
+    return await Reads.open(db, settings.read_database_urls, max_size=pool_size)
 
 
 def serving(settings: Settings, url: str) -> contextlib.AbstractAsyncContextManager[Services]:

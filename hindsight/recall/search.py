@@ -12,7 +12,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from ..config import local_zone
-from ..data.db import Database
+from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
 from ..rules import scoring, timeparse
 from ..rules.text import cjk_share, estimate_tokens, keyword_text
@@ -38,7 +38,7 @@ class Reranker(Protocol):
 class Recall:
     def __init__(
         self,
-        db: Database,
+        db: Reader,
         embedder: AsyncEmbedder,
         weights: scoring.Weights | None = None,
         on_access: AccessHook | None = None,

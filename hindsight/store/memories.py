@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from ..data.columns import MemoryUpdate
-from ..data.db import Database, Tx
+from ..data.db import Database, Reader, Tx
 from ..embedders.base import AsyncEmbedder
 from ..errors import InvalidInput, NotFound
 from ..rules import privacy
@@ -30,8 +30,18 @@ from .write import MAX_TTL_SECONDS as MAX_TTL_SECONDS  # the largest ttl_seconds
 
 
 class Memories:
-    def __init__(self, db: Database, embedder: AsyncEmbedder, write_policy: WritePolicy | None = None):
+    """`db`: the primary, for writes and the reads a write makes; `reads` (default: db):
+    where get, list and history read (read replicas, hindsight.data.replicas)."""
+
+    def __init__(
+        self,
+        db: Database,
+        embedder: AsyncEmbedder,
+        write_policy: WritePolicy | None = None,
+        reads: Reader | None = None,
+    ):
         self.db = db
+        self.reads = reads or db
         self.embedder = embedder
         self.policy = write_policy or WritePolicy()
 
@@ -79,12 +89,12 @@ class Memories:
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
         reveal = v.boolean("reveal", reveal)
-        row = await self.db.fetchrow("get_memory", agent_id, mid)
+        row = await self.reads.fetchrow("get_memory", agent_id, mid)
         if row is None:
             raise NotFound("memory_id", str(mid), agent_id)
         out = row_to_dict(row)
         if reveal and row["sealed"]:
-            original = self._sealer("reveal").open(await self.db.fetchval("get_sealed", agent_id, mid))
+            original = self._sealer("reveal").open(await self.reads.fetchval("get_sealed", agent_id, mid))
             out.update(content=original["content"], metadata=original["metadata"], revealed=True)
         return out
 
@@ -207,7 +217,7 @@ class Memories:
         """What happened to one of the agent's memories, oldest first (deleted ones too)."""
         agent_id = v.agent_id(agent_id)
         mid = v.memory_id(memory_id)
-        rows = await self.db.fetch("memory_history", agent_id, mid)
+        rows = await self.reads.fetch("memory_history", agent_id, mid)
         if not rows:
             raise NotFound("memory_id", str(mid), agent_id)
         return [row_to_dict(r) for r in rows]
@@ -235,7 +245,7 @@ class Memories:
                 raise InvalidInput(name, "must be true or false")
         limit = v.integer("limit", limit, 1, v.MAX_LIST_LIMIT)
         offset = v.integer("offset", offset, 0, 10_000_000)
-        rows = await self.db.fetch(
+        rows = await self.reads.fetch(
             "list_memories",
             agent_id,
             include_shared,
