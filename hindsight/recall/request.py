@@ -29,7 +29,8 @@ class Filters(NamedTuple):
 
 
 class Hints(NamedTuple):
-    """recall_candidates_hinted's $12-$16: what brings candidates besides similarity."""
+    """recall_candidates_hinted's $13-$17: what brings candidates besides similarity ($12 is the
+    vector plan: an exact scan or the index)."""
 
     window_start: datetime | None  # the time window the query names
     window_end: datetime | None

@@ -22,6 +22,7 @@ from .request import Hints, Request, check
 CANDIDATES = 50  # per channel
 POSTINGS_PER_TERM = 1000  # BM25 reads at most this many postings of each query term
 DECAY_CLOCK_SECONDS = 60  # how long the time of the last decay run is cached
+PLAN_SECONDS = 60  # how long an agent's vector plan (exact scan or index) is cached
 FAILED_OUTCOMES = ("failure", "failed", "error")
 
 AccessHook = Callable[[str, list, datetime], None]
@@ -52,6 +53,7 @@ class Recall:
         self.reranker = reranker
         self.tz = tz or local_zone()
         self._decay_clock: tuple[float, datetime | None] = (0.0, None)
+        self._plans: dict[str, tuple[float, bool]] = {}  # agent -> (when, exact scan?)
         self.timings: dict[str, float] = {}  # ms per stage of the last call (benchmarks read it)
 
     async def retrieve(self, agent_id: Any, query: Any, **options: Any) -> dict[str, Any]:
@@ -95,12 +97,13 @@ class Recall:
         early = [self.db.fetch("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM)]
         if req.include_shared:
             early.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
+        early.append(self._exact_scan(req.agent_id))
         began = time.perf_counter()
         tasks = [asyncio.ensure_future(aw) for aw in early]
         try:
             vector = await self.embedder.query(req.query)
             embedded_at = time.perf_counter()
-            keyword = await asyncio.gather(*tasks)
+            *keyword, exact = await asyncio.gather(*tasks)
         except BaseException:
             for task in tasks:
                 task.cancel()
@@ -121,15 +124,29 @@ class Recall:
                 session_id=req.session_id,
                 task_type=req.task_type,
             )
-            rows = await self.db.fetch("recall_candidates_hinted", *filters, CANDIDATES, vector, *hints, agents, ids)
+            rows = await self.db.fetch(
+                "recall_candidates_hinted", *filters, CANDIDATES, vector, exact, *hints, agents, ids
+            )
         else:
-            rows = await self.db.fetch("recall_candidates", *filters, CANDIDATES, vector, agents, ids)
+            rows = await self.db.fetch("recall_candidates", *filters, CANDIDATES, vector, exact, agents, ids)
         self.timings = {
             "embed": (embedded_at - began) * 1000,
             "keyword_wait": (waited_at - embedded_at) * 1000,
             "candidates_sql": (time.perf_counter() - waited_at) * 1000,
         }
         return rows, found
+
+    async def _exact_scan(self, agent_id: str) -> bool:
+        """Whether the vector channel scans the agent's rows exactly (scoring.vector_plan),
+        from its row count, cached for a minute: it changes slowly."""
+        now = time.monotonic()
+        cached = self._plans.get(agent_id)
+        if cached is not None and now - cached[0] < PLAN_SECONDS:
+            return cached[1]
+        row = await self.db.fetchrow("vector_plan_inputs", agent_id, scoring.EXACT_MAX + 1)
+        exact = scoring.vector_plan(row["agent_rows"], row["all_rows"]) == "exact"
+        self._plans[agent_id] = (now, exact)
+        return exact
 
     def _rank(
         self, req: Request, rows: list, found: dict, window: timeparse.Window | None, use_decay: bool

@@ -9,16 +9,24 @@
 
 -- name: recall_filters
 -- Fragment (included by the channels): current at $3 and passing the caller's filters.
+--@ recall_filters_row
+--@ recall_filter_decay
+
+-- name: recall_filters_row
+-- Fragment: the filters a memory's own row answers (recall_filters without the decay cut).
 AND created_at <= $3
 AND (invalidated_at IS NULL OR invalidated_at > $3)
 AND (expires_at IS NULL OR expires_at > $3)
-AND ($9::real <= 0 OR (SELECT ms.decay_score FROM memory_state ms
-                       WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) >= $9::real)
 AND ($4::text IS NULL OR memory_type = $4)
 AND ($5::text[] IS NULL OR tags @> $5)
 AND ($6::jsonb IS NULL OR metadata @> $6)
 AND ($7::timestamptz IS NULL OR created_at >= $7)
 AND ($8::timestamptz IS NULL OR created_at < $8)
+
+-- name: recall_filter_decay
+-- Fragment: the decay cut $9, a key lookup in memory_state (0 for none).
+AND ($9::real <= 0 OR (SELECT ms.decay_score FROM memory_state ms
+                       WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) >= $9::real)
 
 -- name: channel_keyword
 -- Okapi BM25 (k1 = 1.2, b = 0.75) from the agent's term statistics. $11 is the query text
@@ -74,14 +82,30 @@ ORDER BY score DESC
 LIMIT $10;
 
 -- name: candidate_vector
--- Fragment: the nearest neighbours of the query embedding ($11) by HNSW, ranked.
+-- Fragment: the nearest neighbours of the query embedding ($11) among what the agent may
+-- recall, nearest first. $12 says how they are found (hindsight.rules.scoring.vector_plan):
+-- true, an exact scan of the agent's rows, for an agent whose rows are a small share of a
+-- shared HNSW index (a filtered index scan starves there and misses its nearest); false, the
+-- HNSW index, scanned on until $10 rows pass the filters (hnsw.iterative_scan). Plans are
+-- custom, so the branch not chosen is folded away when the statement is planned.
 vector AS (
-    SELECT agent_id, id, row_number() OVER () AS rank FROM (
-        SELECT agent_id, id FROM memories
-        WHERE (agent_id = $1 OR ($2 AND shared))
-          --@ recall_filters
-        ORDER BY embedding <=> $11
-        LIMIT $10
+    SELECT agent_id, id, row_number() OVER (ORDER BY distance) AS rank FROM (
+        (SELECT agent_id, id, embedding <=> $11 AS distance FROM memories
+         WHERE NOT $12::boolean AND (agent_id = $1 OR ($2 AND shared))
+           --@ recall_filters
+         ORDER BY embedding <=> $11
+         LIMIT $10)
+        UNION ALL
+        (SELECT agent_id, id, distance FROM (  -- all the agent's rows by distance (not the
+            SELECT agent_id, id, embedding <=> $11 AS distance FROM memories  -- index's form)
+            WHERE $12::boolean AND (agent_id = $1 OR ($2 AND shared))
+              --@ recall_filters_row
+            ORDER BY (embedding <=> $11) + 0
+            OFFSET 0  -- the decay cut is looked up nearest first, only until $10 rows pass
+         ) memories
+         WHERE true
+           --@ recall_filter_decay
+         LIMIT $10)
     ) nearest
 )
 
@@ -131,13 +155,13 @@ WHERE (memories.agent_id = $1 OR ($2 AND shared))
 
 -- name: recall_candidates
 -- Everything ranking needs, in one round trip after the query is embedded ($11): the
--- nearest neighbours, what the keyword channels already found ($12 agents, $13 ids, best
+-- nearest neighbours, what the keyword channels already found ($13 agents, $14 ids, best
 -- first), and their neighbours. recall_candidates_hinted adds what a time window, tools
 -- or a session bring; this leaner statement is planned in a third of the time.
 WITH
   --@ candidate_vector
 , found AS (  -- in the keyword channels' order
-    SELECT agent_id, id, rank FROM unnest($12::text[], $13::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
+    SELECT agent_id, id, rank FROM unnest($13::text[], $14::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
 ), seeds AS (
     SELECT agent_id, id, rank <= 20 AS strong FROM vector
     UNION ALL SELECT agent_id, id, rank <= 20 FROM found
@@ -147,19 +171,19 @@ WITH
 
 -- name: recall_candidates_hinted
 -- recall_candidates, plus:
---   window   the memories of the time window the query names ($12 to $13), most similar
+--   window   the memories of the time window the query names ($13 to $14), most similar
 --            first, among its latest 5,000 (exact: a narrow window would starve HNSW);
---   tools    memories that used a tool the caller names ($14, lower-cased), most similar
+--   tools    memories that used a tool the caller names ($15, lower-cased), most similar
 --            first, among the latest 200 of each tool;
---   recent   the latest memories of the caller's session ($15) or task type ($16);
--- with what the keyword channels found in $17 (agents) and $18 (ids).
+--   recent   the latest memories of the caller's session ($16) or task type ($17);
+-- with what the keyword channels found in $18 (agents) and $19 (ids).
 WITH
   --@ candidate_vector
 , window_ AS (
     SELECT agent_id, id FROM (
         SELECT agent_id, id, embedding FROM memories
-        WHERE $12::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
-          AND created_at >= $12 AND created_at < $13
+        WHERE $13::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
+          AND created_at >= $13 AND created_at < $14
           --@ recall_filters
         ORDER BY created_at DESC
         LIMIT 5000
@@ -168,7 +192,7 @@ WITH
     LIMIT $10
 ), tool AS (
     SELECT agent_id, id FROM (
-        SELECT DISTINCT t.memory_id FROM unnest($14::text[]) AS q(tool)
+        SELECT DISTINCT t.memory_id FROM unnest($15::text[]) AS q(tool)
         CROSS JOIN LATERAL (
             SELECT memory_id FROM memory_tools
             WHERE agent_id = $1 AND tool = q.tool
@@ -182,13 +206,13 @@ WITH
     LIMIT $10
 ), recent AS (
     SELECT agent_id, id FROM memories
-    WHERE agent_id = $1 AND (($15::text IS NOT NULL AND session_id = $15)
-                             OR ($16::text IS NOT NULL AND metadata ->> 'task_type' = $16))
+    WHERE agent_id = $1 AND (($16::text IS NOT NULL AND session_id = $16)
+                             OR ($17::text IS NOT NULL AND metadata ->> 'task_type' = $17))
       --@ recall_filters
     ORDER BY created_at DESC
     LIMIT $10
 ), found AS (  -- in the keyword channels' order
-    SELECT agent_id, id, rank FROM unnest($17::text[], $18::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
+    SELECT agent_id, id, rank FROM unnest($18::text[], $19::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
 ), seeds AS (
     SELECT agent_id, id, rank <= 20 AS strong FROM vector
     UNION ALL SELECT agent_id, id, false FROM window_ UNION ALL SELECT agent_id, id, false FROM tool
@@ -212,3 +236,10 @@ WHERE m.agent_id = $1 AND m.id = a.id;
 -- When decay_score was last recomputed (the latest maintenance run that changed things).
 -- A question about a time before it is not judged by today's fading.
 SELECT max(as_of) FROM maintenance_runs WHERE status = 'succeeded' AND NOT dry_run;
+
+-- name: vector_plan_inputs
+-- What hindsight.rules.scoring.vector_plan decides from: the agent's memories, counted up
+-- to $2 (an index-only count), and about how many rows the table holds. Run while the
+-- query is being embedded.
+SELECT (SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = $1 LIMIT $2) capped) AS agent_rows,
+       (SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'memories'::regclass) AS all_rows;

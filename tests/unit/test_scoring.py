@@ -165,3 +165,15 @@ def test_confidence_is_calibrated_to_the_embedder():
     assert scoring.confidence(0.75, ["vector"]) == 0
     assert scoring.confidence(0.95, ["vector"]) == 1
     assert 0 < scoring.confidence(0.84, ["vector"]) < scoring.confidence(0.84, ["vector", "keyword"]) <= 1
+
+
+def test_vector_plan_scans_small_agents_exactly_and_uses_the_index_for_large_ones():
+    plan = scoring.vector_plan
+    assert plan(0, 0) == "exact" and plan(150, 1_000_000) == "exact"
+    assert plan(scoring.EXACT_ALWAYS, scoring.EXACT_ALWAYS) == "exact"  # alone, but cheap to scan
+    assert plan(5_000, 1_000_000) == "exact"  # a small share of a shared index: the index would starve
+    assert plan(5_000, 5_000) == "index" and plan(10_000, 12_000) == "index"  # most of the index is its own
+    assert plan(scoring.EXACT_MAX, 1_000_000) == "exact"
+    assert plan(scoring.EXACT_MAX + 1, 1_000_000) == "index"  # the capped count says "more"
+    assert plan(100_000, 1_000_000) == "index" and plan(100_000, 100_000) == "index"
+    assert plan(3_000, 0) == "index"  # reltuples unknown (never analysed): the agent is all there is

@@ -171,7 +171,7 @@ RECALL_USES = {
 
 @pytest.mark.parametrize(
     "row, statement, first",
-    [(Filters, "candidate_vector", 1), (Hints, "recall_candidates_hinted", 12)],
+    [(Filters, "candidate_vector", 1), (Hints, "recall_candidates_hinted", 13)],
 )
 def test_recall_rows_match_the_recall_statements(row, statement, first):
     sql = queries.get(statement)
