@@ -124,7 +124,7 @@ WITH gone AS (
     RETURNING agent_id, id, memory_type, importance, slot
 ), blanked AS (
     UPDATE memory_history h SET content = NULL, metadata = NULL
-    FROM gone WHERE h.agent_id = gone.agent_id AND h.memory_id = gone.id
+    FROM gone WHERE h.agent_id = $1 AND h.memory_id = $2 AND h.memory_id = gone.id  -- one agent's shard
 )
 INSERT INTO memory_history (agent_id, memory_id, action, call, reason, memory_type, importance, slot)
 SELECT agent_id, id, 'delete', hindsight_call(), nullif(current_setting('hindsight.reason', true), ''),

@@ -107,12 +107,7 @@ SCHEMA_CHANGES = {  # DDL: run on the coordinator, which propagates it to every 
     "reembed_switch": "drop the old column, rename the new one",
     "embedding_set_dimension": "re-declare the vector dimension of an empty table",
 }
-KNOWN_STATEMENT_VIOLATIONS = {  # per-agent statements that do not tell Citus the agent everywhere
-    "forget_archived": (
-        "blanks memory_history joined to the CTE (h.agent_id = gone.agent_id), not to $1: Citus cannot "
-        "prune that UPDATE to one shard. Proposed: WHERE h.agent_id = $1 AND h.memory_id = $2"
-    ),
-}
+KNOWN_STATEMENT_VIOLATIONS: dict[str, str] = {}  # per-agent statements that do not tell Citus the agent everywhere
 EXCEPTIONS = {**SHARED_READS, **CROSS_AGENT, **SCHEMA_CHANGES, **KNOWN_STATEMENT_VIOLATIONS}
 
 
