@@ -51,13 +51,7 @@ LOCAL = {  # plain tables of the coordinator: no agent_id, never joined with age
 NOT_FROM_MIGRATIONS = {"reembed_jobs"}
 
 # Schema objects Citus refuses today, with the fix proposed in docs/scale-out.md.
-KNOWN_SCHEMA_VIOLATIONS = {
-    "memories_agent_id_invalidated_by_fkey": (
-        "ON DELETE SET NULL (invalidated_by) on a key that includes agent_id: Citus refuses SET NULL "
-        "and SET DEFAULT whenever the distribution column is in the key, column list or not. Proposed: "
-        "NO ACTION (still deferred) and clear invalidated_by in the delete trigger"
-    ),
-}
+KNOWN_SCHEMA_VIOLATIONS: dict[str, str] = {}  # (0008 made the last one, a SET NULL key, NO ACTION)
 
 # ---- the statements -------------------------------------------------------------------------
 
