@@ -251,7 +251,7 @@ async def run(args, url: str, alone_url: str) -> None:
     from hindsight.embedders.e5 import E5Small
 
     embedder = E5Small(1)
-    texts = corpus.memories(2000)
+    texts = corpus.memories(args.texts)
     vectors = np.vstack([embedder.passages(texts[i : i + 64]) for i in range(0, len(texts), 64)])
     vecs = [embedder.query(q) for q in corpus.queries(args.queries)]
     plan = agents(args)
@@ -285,6 +285,9 @@ def main() -> None:
     ap.add_argument("--small", type=parse_size, default=(2000, 150), help="COUNTxSIZE (default 2000x150)")
     ap.add_argument("--medium", type=parse_size, default=(120, 5000), help="COUNTxSIZE (default 120x5000)")
     ap.add_argument("--large", type=int, default=100_000, help="memories of the one large agent")
+    ap.add_argument(
+        "--texts", type=int, default=2000, help="corpus texts embedded for real (the rows are noisy copies)"
+    )
     ap.add_argument("--queries", type=int, default=40, help="queries per sample agent")
     ap.add_argument("--sample", type=int, default=20, help="small agents sampled (half as many medium)")
     ap.add_argument("--home", help="HINDSIGHT_HOME of the data (default: a temporary folder)")

@@ -1,0 +1,30 @@
+"""benchmarks/tenants.py runs on the landed schema at a tiny size and reports what it
+promises: every variant for every agent size, rows of 50, the large agent alone."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "tenants.py"
+
+
+def test_the_tenant_benchmark_runs_at_a_tiny_size(pg_tmp):
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env.pop("HINDSIGHT_DATABASE_URL", None)
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--small", "3x60", "--medium", "1x300", "--large", "900", "--texts", "40",
+         "--queries", "3", "--sample", "2", "--home", str(pg_tmp / "home"), "--plans"],
+        capture_output=True, text=True, timeout=600, env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "1,380 memories across 5 agents" in out and "the large agent alone in its database (900 memories)" in out
+    for variant in ("before", "settings", "product"):
+        for size in (60, 300, 900):
+            assert f"{variant:>9} | {size:>10} |" in out, (variant, size, out)
+    product = [line for line in out.splitlines() if line.startswith("  product |")]
+    assert all(float(line.split("|")[2]) == 1.0 for line in product[:2]), product  # small agents: exact
+    assert all(float(line.split("|")[3]) == 50.0 for line in product), product  # a full 50 rows each
+    assert "the vector channel (exact) for small-0000" in out and "One-Time Filter: false" in out
+    assert not (pg_tmp / "home").exists()  # removed without --keep
