@@ -36,6 +36,16 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
+def noisy_rows(texts, base_vectors, start, n, rng):
+    """(i, content, embedding) of rows start..start+n: corpus text i % len(texts) with a
+    numbered suffix (unique text), its real embedding plus small noise, renormalised."""
+    for i in range(start, start + n):
+        base = i % len(texts)
+        vec = base_vectors[base] + rng.normal(0, 0.015, base_vectors.shape[1]).astype(np.float32)
+        vec /= np.linalg.norm(vec)
+        yield i, f"{texts[base]} [{i}]", vec
+
+
 async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
     from hindsight.data import queries
     from hindsight.data.columns import NewMemory
@@ -43,11 +53,7 @@ async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
 
     sql = queries.get("insert_memory")
     rows = []
-    for i in range(start, start + n):
-        base = i % len(texts)
-        vec = base_vectors[base] + rng.normal(0, 0.015, base_vectors.shape[1]).astype(np.float32)
-        vec /= np.linalg.norm(vec)
-        content = f"{texts[base]} [{i}]"
+    for i, content, vec in noisy_rows(texts, base_vectors, start, n, rng):
         rows.append(
             NewMemory(
                 agent_id=agent,

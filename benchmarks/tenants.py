@@ -38,7 +38,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import corpus
-from recall_latency import pct
+from recall_latency import noisy_rows, pct
 
 LIMIT = 50
 ALONE_DB = "tenants_alone"
@@ -70,16 +70,13 @@ COLUMNS = ("agent_id", "id", "content", "content_hash", "embedding", "importance
 def rows_of(agent: str, size: int, seed: int, texts, vectors, when: datetime):
     """The rows recall_latency.bulk_load would write for this agent (its offset into the
     corpus and its noise come from its seed), as COPY records."""
-    import hashlib
     import uuid
 
+    from hindsight.rules.text import content_hash
+
     rng = np.random.default_rng(seed)
-    for i in range(seed * 7919, seed * 7919 + size):
-        base = i % len(texts)
-        vec = vectors[base] + rng.normal(0, 0.015, vectors.shape[1]).astype(np.float32)
-        vec /= np.linalg.norm(vec)
-        content = f"{texts[base]} [{i}]"
-        yield (agent, uuid.uuid4(), content, hashlib.sha256(content.encode()).digest(), vec, 1 + i % 5, when, when)
+    for i, content, vec in noisy_rows(texts, vectors, seed * 7919, size, rng):
+        yield (agent, uuid.uuid4(), content, content_hash(content), vec, 1 + i % 5, when, when)
 
 
 async def load(db, plan, texts, vectors) -> float:
