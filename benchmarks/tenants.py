@@ -19,7 +19,9 @@ statement's time (p50 / p95 ms, round trip over a pooled connection). Variants:
               (hnsw.iterative_scan off, ef_search 40: the SET was lost on release)
   settings    the same statement with the intended settings (relaxed_order, ef_search 64)
   product     what recall runs now: hindsight.rules.scoring.vector_plan picks an exact scan
-              of the agent's rows or the index, from the agent's row count
+              of the agent's rows or an index, from the agent's row count; the index is the
+              agent's own when the maintenance job built it one (rules.vector_indexes: agents
+              of more than 20,000 rows that are under half the table), run here before measuring
 """
 
 from __future__ import annotations
@@ -134,9 +136,26 @@ async def prepare(url: str, plan, texts, vectors, rebuild: bool) -> dict:
             return {"rows": have, "index_s": await build_index(db), "reused": "rows"}
         await db.pool.execute("TRUNCATE memories CASCADE")
         await db.pool.execute("DROP INDEX IF EXISTS memories_embedding_hnsw")
+        for r in await db.fetch("agent_indexes"):  # the agents' own, from a run before
+            await db.pool.execute(f'DROP INDEX "{r["name"]}"')
         load_s = await load(db, plan, texts, vectors)
         index_s = await build_index(db)
         return {"rows": want, "load_s": load_s, "index_s": index_s, "reused": False}
+    finally:
+        await db.close()
+
+
+async def agent_indexes(url: str) -> dict:
+    """What the maintenance job builds for the large agents (rules.vector_indexes), timed."""
+    from hindsight.data.db import Database
+    from hindsight.upkeep.agent_indexes import refresh
+
+    db = await Database.open(url, max_size=1)
+    try:
+        report = await refresh(db)
+        async with db.pool.acquire() as conn:
+            await conn.execute("ANALYZE memories")
+        return report
     finally:
         await db.close()
 
@@ -256,6 +275,8 @@ async def run(args, url: str, alone_url: str) -> None:
     shared = await prepare(url, plan, texts, vectors, args.rebuild)
     alone = await prepare(alone_url, plan[-1:], texts, vectors, args.rebuild)
     print(f"shared database: {shared}; the large agent alone: {alone}", flush=True)
+    for where, at in (("shared database", url), ("the large agent alone", alone_url)):
+        print(f"{where}, the maintenance job's agent indexes: {await agent_indexes(at)}", flush=True)
     samples = [(a, n) for a, n, _ in plan if a.startswith("small-")][: args.sample]
     samples += [(a, n) for a, n, _ in plan if a.startswith("medium-")][: max(args.sample // 2, 1)]
     samples += [("large", args.large)]

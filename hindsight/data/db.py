@@ -327,6 +327,12 @@ class Session:
         """A schema statement whose {dimension} (a vector column's) is filled with an integer."""
         return await self._conn.execute(queries.get(name).format(dimension=int(dimension)))
 
+    async def execute_built(self, name: str, *args: Any, timeout: float | None = None) -> str:
+        """Run the statement that the named query builds (a SELECT format(...) whose %I and %L
+        let the server quote names and values): DDL, which takes no parameters."""
+        built = await self._conn.fetchval(queries.get(name), *args)
+        return await self._conn.execute(built, timeout=timeout)
+
     async def executemany(self, name: str, rows: list[tuple]) -> None:
         if rows:
             await self._conn.executemany(queries.get(name), rows)

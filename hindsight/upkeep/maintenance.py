@@ -1,4 +1,5 @@
-"""The maintenance job: decay, archive, consolidation — one run, recorded.
+"""The maintenance job: decay, archive, consolidation, large agents' vector indexes — one run,
+recorded.
 
 Run by `hindsight maintain` (cron) or the scheduler (APScheduler, nightly). A PostgreSQL
 advisory lock lets one run work at a time across every process; a run that finds the
@@ -18,9 +19,10 @@ from typing import Any
 
 from ..data.db import Database
 from ..errors import InvalidInput, NotFound
-from ..rules import consolidation, policy, scoring
+from ..rules import consolidation, policy, scoring, vector_indexes
 from ..rules import validate as v
 from ..store.memories import Memories
+from . import agent_indexes
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +39,7 @@ class MaintenanceConfig:
     consolidate_threshold: float = consolidation.DEFAULT_THRESHOLD
     consolidate_min_size: int = consolidation.MIN_CLUSTER
     pages_per_batch: int = PAGES_PER_BATCH
+    vector_indexes: vector_indexes.Thresholds = vector_indexes.Thresholds()
 
 
 class Maintenance:
@@ -67,6 +70,7 @@ class Maintenance:
                     report["decay"] = await self.decay(now, dry_run)
                     report["archive"] = await self.archive(now, dry_run)
                     report["consolidation"] = await self.consolidate(now, dry_run)
+                    report["agent_indexes"] = await agent_indexes.refresh(self.db, dry_run, self.config.vector_indexes)
                     after = dict(await self.db.fetchrow("counts"))
                     created = report["consolidation"].get("created", 0)
                     report["counts"] = {

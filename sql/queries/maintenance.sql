@@ -188,3 +188,28 @@ GROUP BY 1 ORDER BY 1;
 -- name: memory_decay
 -- One memory's decay_score.
 SELECT decay_score FROM memory_state WHERE agent_id = $1 AND id = $2;
+
+-- name: agent_row_counts
+-- Agents with more than $1 rows, and their row count (hindsight.rules.vector_indexes).
+SELECT agent_id, count(*)::bigint AS n FROM memories GROUP BY agent_id HAVING count(*) > $1;
+
+-- name: agent_rows_total
+-- Every row of the table, for the agents' shares of it.
+SELECT count(*)::bigint FROM memories;
+
+-- name: agent_indexes
+-- The agents' own vector indexes that exist, and whether each is valid (an interrupted
+-- CREATE INDEX CONCURRENTLY leaves an invalid one behind).
+SELECT c.relname AS name, i.indisvalid AS valid
+FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+WHERE i.indrelid = 'memories'::regclass AND c.relname LIKE 'memories\_embedding\_agent\_%';
+
+-- name: agent_index_create
+-- The statement that builds index $1 over agent $2's vectors, without blocking writes; the
+-- server quotes the name and the agent id (format's %I and %L).
+SELECT format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON memories USING hnsw (embedding vector_cosine_ops) WHERE agent_id = %L',
+              $1::text, $2::text);
+
+-- name: agent_index_drop
+-- The statement that drops index $1 without blocking writes.
+SELECT format('DROP INDEX CONCURRENTLY IF EXISTS %I', $1::text);

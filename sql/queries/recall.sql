@@ -85,27 +85,45 @@ LIMIT $10;
 -- Fragment: the nearest neighbours of the query embedding ($11) among what the agent may
 -- recall, nearest first. $12 says how they are found (hindsight.rules.scoring.vector_plan):
 -- true, an exact scan of the agent's rows, for an agent whose rows are a small share of a
--- shared HNSW index (a filtered index scan starves there and misses its nearest); false, the
--- HNSW index, scanned on until $10 rows pass the filters (hnsw.iterative_scan). Plans are
--- custom, so the branch not chosen is folded away when the statement is planned.
+-- shared HNSW index (a filtered index scan starves there and misses its nearest); false, an
+-- HNSW index scanned on until $10 rows pass the filters (hnsw.iterative_scan): the agent's
+-- own (rules.vector_indexes) when it has one, else the shared one. Other agents' shared
+-- memories (with $2) are a branch of their own, scanned exactly: they are few, and the
+-- agent's own branch then names one agent, which is what lets its index serve it. Plans
+-- are custom, so the branches not chosen are folded away when the statement is planned.
 vector AS (
     SELECT agent_id, id, row_number() OVER (ORDER BY distance) AS rank FROM (
-        (SELECT agent_id, id, embedding <=> $11 AS distance FROM memories
-         WHERE NOT $12::boolean AND (agent_id = $1 OR ($2 AND shared))
-           --@ recall_filters
-         ORDER BY embedding <=> $11
-         LIMIT $10)
-        UNION ALL
-        (SELECT agent_id, id, distance FROM (  -- all the agent's rows by distance (not the
-            SELECT agent_id, id, embedding <=> $11 AS distance FROM memories  -- index's form)
-            WHERE $12::boolean AND (agent_id = $1 OR ($2 AND shared))
-              --@ recall_filters_row
-            ORDER BY (embedding <=> $11) + 0
-            OFFSET 0  -- the decay cut is looked up nearest first, only until $10 rows pass
-         ) memories
-         WHERE true
-           --@ recall_filter_decay
-         LIMIT $10)
+        SELECT agent_id, id, distance FROM (
+            (SELECT agent_id, id, embedding <=> $11 AS distance FROM memories
+             WHERE NOT $12::boolean AND agent_id = $1
+               --@ recall_filters
+             ORDER BY embedding <=> $11
+             LIMIT $10)
+            UNION ALL
+            (SELECT agent_id, id, distance FROM (  -- all the agent's rows by distance (not the
+                SELECT agent_id, id, embedding <=> $11 AS distance FROM memories  -- index's form)
+                WHERE $12::boolean AND agent_id = $1
+                  --@ recall_filters_row
+                ORDER BY (embedding <=> $11) + 0
+                OFFSET 0  -- the decay cut is looked up nearest first, only until $10 rows pass
+             ) memories
+             WHERE true
+               --@ recall_filter_decay
+             LIMIT $10)
+            UNION ALL
+            (SELECT agent_id, id, distance FROM (  -- other agents' shared memories, exactly
+                SELECT agent_id, id, embedding <=> $11 AS distance FROM memories
+                WHERE $2 AND shared AND agent_id <> $1
+                  --@ recall_filters_row
+                ORDER BY (embedding <=> $11) + 0
+                OFFSET 0
+             ) memories
+             WHERE true
+               --@ recall_filter_decay
+             LIMIT $10)
+        ) found
+        ORDER BY distance
+        LIMIT $10
     ) nearest
 )
 

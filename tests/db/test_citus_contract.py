@@ -93,6 +93,8 @@ CROSS_AGENT = {  # run by the operator or the scheduler on the coordinator: mult
     "reembed_counts": "hindsight reembed: progress over every agent",
     "reembed_batch": "hindsight reembed: the next memories of any agent, in key order",
     "reembed_store": "hindsight reembed: new vectors for a batch that spans agents (joined on agent_id)",
+    "agent_row_counts": "the maintenance job: which agents are large enough for a vector index of their own",
+    "agent_rows_total": "the maintenance job: the table's size, for each large agent's share of it",
 }
 SCHEMA_CHANGES = {  # DDL: run on the coordinator, which propagates it to every shard
     "reembed_prepare": "the shadow column and its trigger (triggers need citus.enable_unsafe_triggers)",

@@ -1,12 +1,19 @@
 """The vector channel scans a small agent's rows exactly and uses the HNSW index for an
 agent that is most of it (hindsight.rules.scoring.vector_plan, fed by the database's
-counts); either way recall finds the agent's nearest memory and never another agent's."""
+counts); either way recall finds the agent's nearest memory and never another agent's. A
+large agent that is a small share of the table gets an HNSW index of its own from the
+maintenance job (rules.vector_indexes), and its vector channel is planned on it."""
+
+from datetime import datetime, timezone
 
 import numpy as np
 
+from hindsight.data import queries
 from hindsight.data.columns import NewMemory
-from hindsight.rules import scoring
+from hindsight.recall.request import Filters
+from hindsight.rules import scoring, vector_indexes
 from hindsight.rules.text import content_hash, keyword_text
+from hindsight.upkeep import agent_indexes
 
 
 def _row(agent: str, i: int, vec: np.ndarray) -> NewMemory:
@@ -47,3 +54,93 @@ async def test_the_large_agent_recalls_through_the_index(db, recall):
     assert await recall._exact_scan("big") is False
     found = await recall.retrieve("big", "synthetic memory", top_k=10)
     assert len(found["memories"]) == 10 and {m["agent_id"] for m in found["memories"]} == {"big"}
+
+
+VECTOR_CHANNEL = "WITH {}\nSELECT agent_id, id, rank FROM vector ORDER BY rank"
+LIMITS = vector_indexes.Thresholds(min_rows=200, share=0.9, keep_rows=100, keep_share=0.95)
+BIG = 'o\'brien "ci" bot'  # agent ids are free text: the server quotes them in the index's DDL
+
+
+async def _sql(db, sql: str, *args):
+    async with db.session("test") as session:
+        return await session._conn.fetch(sql, *args)
+
+
+async def _vector_channel(db, agent: str, vec):
+    filters = Filters(agent, True, datetime.now(timezone.utc), None, None, None, None, None, 0.0)
+    return await _sql(db, VECTOR_CHANNEL.format(queries.get("candidate_vector")), *filters, 50, vec, False)
+
+
+async def _index_of_plan(db, agent: str) -> str:
+    """The vector index the index plan scans for the agent. With a few hundred rows the
+    planner would sort them instead (as it should): sorting is switched off to ask it."""
+    filters = Filters(agent, True, datetime.now(timezone.utc), None, None, None, None, None, 0.0)
+    sql = "EXPLAIN " + VECTOR_CHANNEL.format(queries.get("candidate_vector"))
+    async with db.session("test") as session:
+        await session._conn.execute("SET enable_sort = off")
+        plan = "\n".join(r[0] for r in await session._conn.fetch(sql, *filters, 50, [0.0] * 383 + [1.0], False))
+    used = {word for word in plan.split() if word.startswith("memories_embedding_")}
+    assert len(used) == 1, plan
+    return used.pop()
+
+
+async def _own_indexes(db) -> dict[str, bool]:
+    return {r["name"]: r["valid"] for r in await db.fetch("agent_indexes")}
+
+
+async def test_a_large_agent_gets_its_own_index_and_its_vector_channel_is_planned_on_it(db):
+    rng = np.random.default_rng(3)
+    await _fill(db, BIG, 300, rng)
+    await _fill(db, "mid", 120, rng)
+    name = vector_indexes.index_name(BIG)
+
+    dry = await agent_indexes.refresh(db, dry_run=True, limits=LIMITS)
+    assert [b["agent_id"] for b in dry["built"]] == [BIG] and await _own_indexes(db) == {}
+    report = await agent_indexes.refresh(db, limits=LIMITS)
+    assert report["built"][0] | {"seconds": 0} == {"agent_id": BIG, "index": name, "rows": 300, "seconds": 0}
+    assert await _own_indexes(db) == {name: True}
+    again = await agent_indexes.refresh(db, limits=LIMITS)
+    assert (again["built"], again["dropped"], again["kept"]) == ([], [], 1)  # nothing is rebuilt
+
+    assert await _index_of_plan(db, BIG) == name
+    assert await _index_of_plan(db, "mid") == "memories_embedding_hnsw"  # the shared one
+    for agent in (BIG, "mid"):  # either way: the agent's own rows, nearest first, a full count
+        own = await _sql(db, "SELECT id, embedding FROM memories WHERE agent_id = $1 ORDER BY id LIMIT 3", agent)
+        for row in own:
+            found = await _vector_channel(db, agent, row["embedding"])
+            assert len(found) == 50 and {r["agent_id"] for r in found} == {agent}
+            assert found[0]["id"] == row["id"]  # a memory's own vector finds it first
+
+
+async def test_an_index_goes_when_its_agent_shrinks_and_a_broken_one_is_built_again(db):
+    await _fill(db, BIG, 300, np.random.default_rng(4))
+    await _fill(db, "mid", 50, np.random.default_rng(5))
+    name = vector_indexes.index_name(BIG)
+    await agent_indexes.refresh(db, limits=LIMITS)
+    await _sql(db, "UPDATE pg_index SET indisvalid = false WHERE indexrelid = $1::regclass", name)
+    assert await _own_indexes(db) == {name: False}  # as an interrupted concurrent build leaves it
+    report = await agent_indexes.refresh(db, limits=LIMITS)
+    assert (report["dropped"], [b["index"] for b in report["built"]]) == ([name], [name])
+    assert await _own_indexes(db) == {name: True}
+
+    await _sql(db, "DELETE FROM memories WHERE agent_id = $1 AND id IN "
+                   "(SELECT id FROM memories WHERE agent_id = $1 ORDER BY id LIMIT 150)", BIG)  # fmt: skip
+    kept = await agent_indexes.refresh(db, limits=LIMITS)  # 150 rows: above keep_rows, it stays
+    assert (kept["dropped"], kept["kept"]) == ([], 1)
+    await _sql(db, "DELETE FROM memories WHERE agent_id = $1 AND id IN "
+                   "(SELECT id FROM memories WHERE agent_id = $1 ORDER BY id LIMIT 60)", BIG)  # fmt: skip
+    gone = await agent_indexes.refresh(db, limits=LIMITS)  # 90 rows: below keep_rows
+    assert (gone["dropped"], gone["built"], gone["kept"]) == ([name], [], 0)
+    assert await _own_indexes(db) == {}
+
+
+async def test_the_maintenance_run_reports_the_agents_indexes(db, memories):
+    from hindsight.upkeep.maintenance import Maintenance, MaintenanceConfig
+
+    await _fill(db, BIG, 300, np.random.default_rng(6))
+    await _fill(db, "mid", 50, np.random.default_rng(7))
+    run = Maintenance(db, memories, MaintenanceConfig(vector_indexes=LIMITS))
+    report = await run.run(datetime.now(timezone.utc))
+    assert report["status"] == "succeeded" and report["counts"]["reconciled"]
+    assert [b["agent_id"] for b in report["agent_indexes"]["built"]] == [BIG]
+    assert report["config"]["vector_indexes"]["min_rows"] == 200

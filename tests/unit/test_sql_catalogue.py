@@ -21,6 +21,7 @@ NAMED_CALLS = (
     "executemany",
     "execute_count",
     "execute_sized",
+    "execute_built",
     "queries.get",
     "channel",
 )
@@ -153,7 +154,7 @@ def test_the_column_check_notices_a_swap():
 # Where each parameter of recall's shared rows shows in its statement ({n}: its number).
 RECALL_USES = {
     "agent_id": r"agent_id = \${n}\b",
-    "include_shared": r"\(\${n} AND shared\)",
+    "include_shared": r"\(?\${n} AND shared\b",
     "as_of": r"created_at <= \${n}\b",
     "memory_type": r"memory_type = \${n}\b",
     "tags": r"tags @> \${n}\b",
