@@ -161,7 +161,7 @@ async def agent_indexes(url: str) -> dict:
 
 
 def statement() -> str:
-    """The product's vector channel ($1-$11 and the plan flag $12) as a statement of its own."""
+    """The product's vector channel ($1-$12 and the plan flag $13) as a statement of its own."""
     from hindsight.data import queries
 
     return "WITH " + queries.get("candidate_vector") + "\nSELECT id FROM vector ORDER BY rank"
@@ -175,7 +175,7 @@ def landed_statement() -> str:
     return (
         "WITH vector AS (SELECT agent_id, id, row_number() OVER () AS rank FROM ("
         "SELECT agent_id, id FROM memories WHERE (agent_id = $1 OR ($2 AND shared))\n"
-        f"{filters}\n ORDER BY embedding <=> $11 LIMIT $10) nearest)\n"
+        f"{filters}\n ORDER BY embedding <=> $12 LIMIT $11) nearest)\n"
         "SELECT id FROM vector ORDER BY rank"
     )
 

@@ -42,6 +42,7 @@ class Settings:
     timezone: str | None = None  # IANA name: "yesterday" and the schedule; None: the machine's zone
     allowed_agents: frozenset[str] = frozenset()  # others this server may act for; {"*"}: any
     read_database_urls: tuple[str, ...] = ()  # streaming replicas of database_url, for reads
+    project: str | None = None  # the open project when the client names none (HINDSIGHT_PROJECT)
 
     def may_act_for(self, agent_id: str) -> bool:
         """Whether a call from an MCP client may name `agent_id` (the CLI may name any)."""
@@ -121,11 +122,22 @@ class Settings:
             timezone=zone,
             allowed_agents=allowed,
             read_database_urls=replicas,
+            project=_project(env.get("HINDSIGHT_PROJECT", "")),
         )
 
     def zone(self):
         """The zone relative times ("yesterday", "上周") are counted in."""
         return local_zone(self.timezone)
+
+
+def _project(value: str) -> str | None:
+    from .errors import InvalidInput
+    from .rules import validate
+
+    try:
+        return validate.project(value.strip() or None, "HINDSIGHT_PROJECT", allow_global=False)
+    except InvalidInput as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def cron_trigger(expression: str, tz: str | None = None):

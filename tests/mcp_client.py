@@ -49,11 +49,25 @@ class Client:
         return result.content[0].text
 
 
+def roots_callback(roots: list[str], asked: list[int] | None = None):
+    """A list_roots_callback answering with the URIs in `roots` as they are when asked (a
+    test may change the list, then send roots/list_changed); counts the requests in `asked`."""
+    from mcp.types import ListRootsResult, Root
+
+    async def list_roots(_context):
+        if asked is not None:
+            asked.append(1)
+        return ListRootsResult(roots=[Root(uri=uri, name=uri.rstrip("/").rsplit("/", 1)[-1]) for uri in roots])
+
+    return list_roots
+
+
 @contextlib.asynccontextmanager
-async def mcp_client(env: dict[str, str], errlog=None) -> AsyncIterator[Client]:
+async def mcp_client(env: dict[str, str], errlog=None, list_roots=None) -> AsyncIterator[Client]:
+    """A client of a fresh server process; `list_roots` (see roots_callback): it declares roots."""
     params = StdioServerParameters(command=server_command(), env=env)
     errlog = errlog or sys.stderr
     async with stdio_client(params, errlog=errlog) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, list_roots_callback=list_roots) as session:
             await session.initialize()
             yield Client(session)

@@ -41,6 +41,8 @@ async def cmd_store(args, s: Services) -> int:
         tags=args.tag or None,
         session_id=args.session,
         slot=args.slot,
+        project=args.project,
+        open_project=s.settings.project,
         call="cli store",
     )
     result.pop("memory")
@@ -63,7 +65,8 @@ async def cmd_recall(args, s: Services) -> int:
             ]
             print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
         return 0
-    result = await s.recall.retrieve(agent, args.query, top_k=args.top_k)
+    opened = (s.settings.project,) if s.settings.project else ()
+    result = await s.recall.retrieve(agent, args.query, top_k=args.top_k, project=args.project, open_projects=opened)
     if args.json:
         _json(result)
     else:
@@ -107,6 +110,7 @@ async def cmd_list(args, s: Services) -> int:
         include_invalidated=args.all,
         limit=args.limit,
         offset=args.offset,
+        project=args.project,
     )
     if args.json:
         _json(listed)

@@ -74,6 +74,10 @@ def _store_recall_list(command: Commands, p: Shared) -> None:
     s.add_argument("--metadata", type=json_object, help="a JSON object")
     s.add_argument("--tag", action="append", help="a tag (repeatable)")
     s.add_argument("--session", help="session id")
+    s.add_argument(
+        "--project",
+        help='the project it belongs to ("" for none); default: HINDSIGHT_PROJECT, except preferences about the user',
+    )
 
     s = command("recall", c.cmd_recall, "recall memories relevant to a query", [p.agent, p.as_json])
     s.add_argument("--query", help="what to recall")
@@ -83,6 +87,7 @@ def _store_recall_list(command: Commands, p: Shared) -> None:
         help='one query a line: {"qid", "query", "k"?, "as_of"?}; prints one JSON line each',
     )
     s.add_argument("--top-k", type=int, default=5)
+    s.add_argument("--project", help='only this project\'s memories ("" for the global ones)')
 
     s = command("list", c.cmd_list, "browse memories, newest first", [p.agent, p.as_json])
     s.add_argument("--type", choices=MEMORY_TYPES, help="only this layer")
@@ -91,6 +96,7 @@ def _store_recall_list(command: Commands, p: Shared) -> None:
     s.add_argument("--metadata", type=json_object, help="only memories whose metadata contains this object")
     s.add_argument("--all", action="store_true", help="also invalidated and expired memories")
     s.add_argument("--shared", action="store_true", help="also memories other agents shared")
+    s.add_argument("--project", help='only this project\'s memories ("" for the global ones)')
     s.add_argument("--limit", type=int, default=20, help="how many (default 20, at most 200)")
     s.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
 

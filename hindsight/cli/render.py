@@ -43,6 +43,7 @@ def memory_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
     for m in memories:
         head = f"{m['id'][:SHORT_ID]}  {m['created_at'][:10]}  {m['memory_type']:<10} {m['importance']}  "
         mark = "" if state(m) == "current" else f"[{state(m)}] "
+        mark += f"({m['project']}) " if m.get("project") else ""
         lines.append(head + one_line(mark + m["content"], cols - len(head)))
     return lines
 
@@ -51,7 +52,8 @@ def recall_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
     lines = []
     for rank, m in enumerate(memories, 1):
         head = f"{rank:>2}. {m['score']:.3f}  {m['id'][:SHORT_ID]}  {m['created_at'][:10]}  "
-        lines.append(head + one_line(m["content"], cols - len(head)))
+        mark = f"({m['project']}) " if m.get("project") else ""
+        lines.append(head + one_line(mark + m["content"], cols - len(head)))
     return lines
 
 
@@ -73,7 +75,7 @@ def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) ->
     out += _field("agent", m["agent_id"] + (" (shared)" if m.get("shared") else ""), cols)
     out += _field("type", f"{m['memory_type']}, importance {m['importance']}, {state(m)}", cols)
     out += _field("created", _when(m["created_at"]) + f" (stored {_when(m['stored_at'])})", cols)
-    for key in ("session_id", "slot"):
+    for key in ("project", "session_id", "slot"):
         if m.get(key):
             out += _field(key.replace("_id", ""), m[key], cols)
     if m.get("tags"):

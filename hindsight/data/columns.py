@@ -34,6 +34,7 @@ class NewMemory(NamedTuple):
     flags: list[str] | None
     sealed: bytes | None
     strength: float | None
+    project: str | None = None  # None: global
 
 
 class MemoryUpdate(NamedTuple):
@@ -75,6 +76,7 @@ class ImportedMemory(NamedTuple):
     invalidation_reason: str | None
     invalidated_by: uuid.UUID | None
     sealed: bytes | None
+    project: str | None = None
 
 
 class RestoredMemory(NamedTuple):
@@ -107,6 +109,7 @@ class RestoredMemory(NamedTuple):
     reinforce_count: int
     consolidated_into: uuid.UUID | None
     likely_replaces: list[uuid.UUID]
+    project: str | None = None
 
 
 class ArchivedMemory(NamedTuple):
@@ -144,6 +147,7 @@ class ArchivedMemory(NamedTuple):
     doc_len: float
     archived_at: datetime
     archive_reason: str
+    project: str | None = None
 
 
 class HistoryRow(NamedTuple):

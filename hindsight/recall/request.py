@@ -15,7 +15,7 @@ DEFAULT_MAX_TOKENS = 1000
 
 
 class Filters(NamedTuple):
-    """$1-$9 of every recall statement (the recall_filters fragment applies them)."""
+    """$1-$10 of every recall statement (the recall_filters fragment applies them)."""
 
     agent_id: str
     include_shared: bool
@@ -26,10 +26,11 @@ class Filters(NamedTuple):
     start: datetime | None  # created from
     end: datetime | None  # created before
     min_decay: float  # the lowest decay_score; 0 for none
+    project: str | None = None  # only this project's memories (the call's `project`; "": global ones)
 
 
 class Hints(NamedTuple):
-    """recall_candidates_hinted's $13-$17: what brings candidates besides similarity ($12 is the
+    """recall_candidates_hinted's $14-$18: what brings candidates besides similarity ($13 is the
     vector plan: an exact scan or the index)."""
 
     window_start: datetime | None  # the time window the query names
@@ -56,6 +57,7 @@ class Request:
     min_decay: float
     format: str
     max_tokens: int
+    open_projects: tuple[str, ...] = ()  # ranked as today; another project's memories lower
 
 
 def check(
@@ -75,8 +77,11 @@ def check(
     min_decay_score: Any = scoring.RECALL_CUT,
     format: Any = "json",
     max_tokens: Any = None,
+    project: Any = None,
+    open_projects: tuple[str, ...] = (),
 ) -> Request:
-    """Validate a retrieve_memory call; InvalidInput names the first bad field."""
+    """Validate a retrieve_memory call; InvalidInput names the first bad field. `project`
+    restricts to one project; `open_projects` (the client's) only orders."""
     agent_id = v.agent_id(agent_id)
     query = v.text("query", query, max_bytes=v.MAX_QUERY_CHARS * 4)
     if len(query) > v.MAX_QUERY_CHARS:
@@ -112,6 +117,7 @@ def check(
         start=start,
         end=end,
         min_decay=float(min_decay_score),
+        project=v.project(project),
     )
     return Request(
         agent_id=agent_id,
@@ -127,6 +133,7 @@ def check(
         min_decay=float(min_decay_score),
         format=format,
         max_tokens=max_tokens,
+        open_projects=(filters.project,) if filters.project else tuple(open_projects),
     )
 
 

@@ -220,6 +220,8 @@ def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) 
         next_minutes=_minutes(row["next_minutes"]),
         channels=channels,
         replaces=frozenset(row["likely_replaces"] or ()),
+        project=row["project"],
+        other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects),
     )
 
 
@@ -257,6 +259,7 @@ _HIT_FIELDS = (
     "slot",
     "created_at",
     "shared",
+    "project",
     "decay_score",
     "last_accessed",
 )
@@ -278,6 +281,8 @@ def _answer(req: Request, hits: list[dict[str, Any]], window: timeparse.Window |
     """JSON memories, or (format=prompt) the prompt block alone, so that max_tokens bounds
     what reaches the model."""
     result: dict[str, Any] = {}
+    if req.open_projects:
+        result["open_projects"] = list(req.open_projects)
     if window:
         result["time_window"] = {
             "start": window.start.isoformat(),

@@ -26,6 +26,10 @@ an irrelevant one above a relevant one.
    names the successor (`possibly_outdated_by`).
 5. Small priors: importance ±2 % a step, decay (0.85 + 0.15 · decay_score), 0.85 for
    memories the guard marked low-trust. No length prior: a short fact is a real fact.
+6. Project: with a project open (the client's roots), another project's memory counts at
+   `other_project` (0.5): the open project's and global memories rank as before, and a
+   lesson from another repository still comes first when it is clearly the best match.
+   Two projects' memories never outdate each other (step 4).
 
 Defaults were chosen on both development sets (the IDE-agent benchmark and LoCoMo) and
 checked against the plain-vector baseline per category; see benchmarks/README.md.
@@ -80,6 +84,7 @@ class Weights:
     importance_step: float = 0.02
     decay_weight: float = 0.15
     low_trust: float = 0.85
+    other_project: float = 0.5  # another project's memory than the open one(s)
 
 
 @dataclass
@@ -109,6 +114,8 @@ class Candidate:
     parts: dict[str, float] = field(default_factory=dict)
     outdated_by: object = None  # a newer memory that says this one changed
     replaces: frozenset = frozenset()  # older memories this one said changed when stored
+    project: str | None = None  # None: global
+    other_project: bool = False  # of another project than the one(s) open
     score: float = 0.0
 
 
@@ -174,6 +181,8 @@ def outdated(cands: list[Candidate], similar: Callable[[object, object], float],
         for new in top:
             if new is old or new.created_at is None or new.created_at <= old.created_at:
                 continue
+            if None not in (old.project, new.project) and old.project != new.project:
+                continue  # two repositories' answers: neither outdates the other
             if old.id in new.replaces:
                 hit = new.score >= w.linked_relevance * old.score
             else:
@@ -196,6 +205,9 @@ def priors(cands: Iterable[Candidate], w: Weights, use_decay: bool) -> None:
             factor *= (1 - w.decay_weight) + w.decay_weight * c.decay
         if c.low_trust:
             factor *= w.low_trust
+        if c.other_project:
+            factor *= w.other_project
+            c.parts["other_project"] = w.other_project
         c.score *= factor
 
 
@@ -262,6 +274,8 @@ def prompt_block(memories: list[dict], estimate, max_tokens: int, per_memory_cha
             text = text[: per_memory_chars - 1].rstrip() + "…"
         flags = [f for f in m.get("flags") or () if f in SHOWN_FLAGS]
         shown = f" | {', '.join(SHOWN_FLAGS[f] for f in flags)}" if flags else ""
+        if m.get("project"):
+            shown += f" | project {m['project']}"
         line = f"{n}. [{m['memory_type']} | confidence {m['confidence']:.2f} | {m['created_at'][:10]}{shown}] {text}"
         cost = estimate(line)
         if used + cost > max_tokens:

@@ -207,6 +207,22 @@ def slot(value: Any, field: str = "slot") -> str | None:
     return no_secret(field, value)
 
 
+def project(value: Any, field: str = "project", *, allow_global: bool = True) -> str | None:
+    """A project (repository) name: 1-200 characters without control characters or
+    surrounding spaces; "" (where allowed) says no project (global). None: not given."""
+    if value is None:
+        return None
+    if allow_global and value == "":
+        return ""
+    if not isinstance(value, str) or not _SLOT.match(value) or value != value.strip():
+        allowed = ', or "" for no project (global)' if allow_global else ""
+        raise InvalidInput(
+            field,
+            f"must be a project name of 1-200 characters without control characters or surrounding spaces{allowed}",
+        )
+    return value
+
+
 def sensitive(value: Any, metadata: dict | None, field: str = "sensitive") -> list[str]:
     """Names of metadata keys whose values are sensitive (sealed or redacted whole)."""
     if value is None:

@@ -33,6 +33,8 @@ class HindsightServer(MCPServer):
     """MCPServer whose tools, resources and prompts answer every failure cleanly, and
     whose stdio transport answers every line it reads (hindsight.server.stdio)."""
 
+    open_projects: Any = None  # hindsight.server.roots.OpenProjects, set by main.build
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)

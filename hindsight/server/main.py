@@ -27,6 +27,7 @@ from . import resources
 from .arguments import strict_tool
 from .boundary import HindsightServer
 from .guidance import INSTRUCTIONS, memory_guidance
+from .roots import OpenProjects
 from .tools import TOOLS
 
 log = logging.getLogger("hindsight.server")
@@ -51,6 +52,8 @@ def build(settings: Settings, url: str) -> MCPServer:
         log_level=settings.log_level,
         tools=[strict_tool(fn) for fn in TOOLS],
     )
+    mcp.open_projects = OpenProjects(settings.project)
+    mcp.open_projects.register(mcp)
     resources.register(mcp, settings.agent_id, running)
     mcp.prompt(
         name="memory_guidance",

@@ -66,6 +66,26 @@ TtlSeconds = Annotated[
     ),
 ]
 Shared = Annotated[Flag, Field(description="Let every agent read it (only you can change it)")]
+Project = Annotated[
+    str | None,
+    Field(
+        max_length=200,
+        description=(
+            "The project (repository) it belongs to; default: the one the IDE has open (its MCP roots), "
+            'except preferences about the user, which stay global; "" for no project'
+        ),
+    ),
+]
+OnlyProject = Annotated[
+    str | None,
+    Field(
+        max_length=200,
+        description=(
+            "Only this project's memories (\"\" for the global ones); default: all, the open project's "
+            "and global ones first"
+        ),
+    ),
+]
 Slot = Annotated[
     str | None,
     Field(

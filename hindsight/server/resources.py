@@ -6,45 +6,57 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 
 from ..services import Services
 from .tools import services_of
 
 RESOURCES = {
-    "profile": "The agent's current semantic memories: the user's preferences and the facts it holds",
-    "recent": "The agent's 20 most recent current memories, newest first",
+    "profile": "The agent's current semantic memories: the user's preferences and the facts it holds "
+    "(with a project open: the global ones and that project's)",
+    "recent": "The agent's 20 most recent current memories, newest first (with a project open: the global "
+    "ones and that project's)",
 }
 
 
 async def profile(agent_id: str, ctx: Context) -> str:
-    return await _profile_text(services_of(ctx), agent_id)
+    return await _profile_text(services_of(ctx), agent_id, await ctx.mcp_server.open_projects.current(ctx))
 
 
 async def recent(agent_id: str, ctx: Context) -> str:
-    return await _recent_text(services_of(ctx), agent_id)
+    return await _recent_text(services_of(ctx), agent_id, await ctx.mcp_server.open_projects.current(ctx))
 
 
-async def _profile_text(s: Services, agent_id: str) -> str:
+def _in_view(memories: list[dict[str, Any]], opened: tuple[str, ...]) -> list[dict[str, Any]]:
+    """With a project open, the global memories and the open project's; else all."""
+    return [m for m in memories if not opened or m.get("project") in (None, *opened)]
+
+
+def _heading(text: str, opened: tuple[str, ...]) -> list[str]:
+    return [f"{text}, project {', '.join(opened)} open" if opened else text, ""]
+
+
+async def _profile_text(s: Services, agent_id: str, opened: tuple[str, ...] = ()) -> str:
     agent = s.acting_for(agent_id)
-    listed = await s.memories.list(agent, memory_type="semantic", limit=100)
-    rows = sorted(listed["memories"], key=lambda m: (-m["importance"], m["created_at"]))
-    lines = [f"# What agent {agent} knows (semantic memories, most important first)", ""]
+    listed = await s.memories.list(agent, memory_type="semantic", limit=200)
+    rows = sorted(_in_view(listed["memories"], opened), key=lambda m: (-m["importance"], m["created_at"]))[:100]
+    lines = _heading(f"# What agent {agent} knows (semantic memories, most important first)", opened)
     lines += [f"- {_one_line(m)}" for m in rows] or ["(nothing yet)"]
     return "\n".join(lines)
 
 
-async def _recent_text(s: Services, agent_id: str) -> str:
+async def _recent_text(s: Services, agent_id: str, opened: tuple[str, ...] = ()) -> str:
     agent = s.acting_for(agent_id)
-    listed = await s.memories.list(agent, limit=20)
-    lines = [f"# Recent memories of agent {agent} (newest first)", ""]
+    listed = await s.memories.list(agent, limit=200 if opened else 20)
+    lines = _heading(f"# Recent memories of agent {agent} (newest first)", opened)
     lines += [
-        f"- {m['created_at'][:16].replace('T', ' ')} [{m['memory_type']}] {_one_line(m)}" for m in listed["memories"]
+        f"- {m['created_at'][:16].replace('T', ' ')} [{m['memory_type']}] {_one_line(m)}"
+        for m in _in_view(listed["memories"], opened)[:20]
     ] or ["(nothing yet)"]
     return "\n".join(lines)
 
 
-def register(mcp: MCPServer, agent_id: str, running: dict[str, Services]) -> None:
+def register(mcp: Any, agent_id: str, running: dict[str, Services]) -> None:  # a HindsightServer
     """The templates for any agent, then the configured agent's two resources listed
     (clients offer listed resources to attach; templates alone show nothing). `running`
     holds the services while the lifespan runs."""
@@ -57,7 +69,7 @@ def register(mcp: MCPServer, agent_id: str, running: dict[str, Services]) -> Non
 
     def reader(text):
         async def read() -> str:
-            return await text(running["services"], agent_id)
+            return await text(running["services"], agent_id, mcp.open_projects.known())
 
         return read
 
@@ -72,6 +84,7 @@ def register(mcp: MCPServer, agent_id: str, running: dict[str, Services]) -> Non
 
 def _one_line(memory: dict[str, Any], limit: int = 300) -> str:
     text = " ".join(memory["content"].split())
+    text = f"({memory['project']}) {text}" if memory.get("project") else text
     text = text if len(text) <= limit else text[: limit - 1] + "…"
     flags = [f for f in memory.get("flags") or () if f in ("needs_review", "low_trust")]
     return f"{text} ({', '.join(flags)})" if flags else text

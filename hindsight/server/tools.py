@@ -37,7 +37,9 @@ from .params import (
     Offset,
     OnlyLayer,
     OnlyMetadata,
+    OnlyProject,
     OnlyTags,
+    Project,
     Query,
     Reason,
     ReplacedBy,
@@ -63,6 +65,16 @@ def services_of(ctx: Context) -> Services:
     return ctx.request_context.lifespan_context
 
 
+async def open_projects(ctx: Context) -> tuple[str, ...]:
+    """The projects the client has open (hindsight.server.roots)."""
+    return await ctx.mcp_server.open_projects.current(ctx)
+
+
+async def open_project(ctx: Context) -> str | None:
+    """Where a write goes: the first open project."""
+    return next(iter(await open_projects(ctx)), None)
+
+
 async def store_memory(
     ctx: Context,
     content: Content,
@@ -76,6 +88,7 @@ async def store_memory(
     slot: Slot = None,
     supersedes: Supersedes = None,
     sensitive: Sensitive = None,
+    project: Project = None,
     agent_id: AgentId = None,
 ) -> dict[str, Any]:
     """Save one memory worth keeping across sessions: a user preference or constraint, a
@@ -100,6 +113,8 @@ async def store_memory(
         slot=slot,
         supersedes=supersedes,
         sensitive=sensitive,
+        project=project,
+        open_project=await open_project(ctx),
     )
 
 
@@ -113,6 +128,7 @@ async def record_interaction(
     tool_results: ToolResults = None,
     tools_used: ToolsUsed = None,
     error: ErrorMet = None,
+    project: Project = None,
     agent_id: AgentId = None,
 ) -> dict[str, Any]:
     """Hand over an interaction and let the server decide whether it is worth
@@ -131,7 +147,7 @@ async def record_interaction(
         tools_used=tools_used,
         error=error,
     )
-    return await interactions.record(s.memories, agent, event)
+    return await interactions.record(s.memories, agent, event, project, await open_project(ctx))
 
 
 async def retrieve_memory(
@@ -150,6 +166,7 @@ async def retrieve_memory(
     min_decay_score: MinDecay = RECALL_CUT,
     format: Format = "json",
     max_tokens: MaxTokens = None,
+    project: OnlyProject = None,
     agent_id: AgentId = None,
 ) -> dict[str, Any]:
     """Recall what is relevant: call it before starting a task, when the user mentions
@@ -157,8 +174,10 @@ async def retrieve_memory(
     (pass it in `tools`). Returns the best matches first, each with id, content,
     memory_type, created_at, score, confidence (0-1), the channels that found it,
     score_parts, metadata, and possibly_outdated_by when a newer memory says it changed.
-    Invalidated and expired memories are never returned. format='prompt' returns only
-    a ready block (and the ids)."""
+    Invalidated and expired memories are never returned. The project the IDE has open
+    (its MCP roots) comes first with global memories; another project's ranks lower but
+    still shows when it is clearly the best match; each hit names its `project`.
+    format='prompt' returns only a ready block (and the ids)."""
     s = services_of(ctx)
     return await s.recall.retrieve(
         s.acting_for(agent_id),
@@ -176,6 +195,8 @@ async def retrieve_memory(
         min_decay_score=min_decay_score,
         format=format,
         max_tokens=max_tokens,
+        project=project,
+        open_projects=await open_projects(ctx),
     )
 
 
@@ -230,6 +251,7 @@ async def list_memories(
     include_invalidated: ListInvalidated = False,
     limit: Limit = 20,
     offset: Offset = 0,
+    project: OnlyProject = None,
     agent_id: AgentId = None,
 ) -> dict[str, Any]:
     """Browse memories, newest first: to review what is stored or find an id to update,
@@ -245,6 +267,7 @@ async def list_memories(
         include_invalidated=include_invalidated,
         limit=limit,
         offset=offset,
+        project=project,
     )
 
 

@@ -2,7 +2,8 @@
 
 A plain line: {"content" | "text", "timestamp" | "created_at"?, "memory_type"?,
 "importance"?, "metadata"?, "tags"?, "id"?, "session_id"?, "slot"?, "supersedes"?,
-"invalidated_at"?, "invalidation_reason"?}. `timestamp` (alias `created_at`) becomes
+"invalidated_at"?, "invalidation_reason"?, "project"?} ("project": the repository it belongs
+to; absent, null or "": global). `timestamp` (alias `created_at`) becomes
 created_at; `id` (an external id) is kept as metadata.external_id and identifies the line
 on a second import. `slot` and `supersedes` (an external id, or a memory id) rebuild a
 timeline: the memory a line replaces is invalidated when the line was created, with
@@ -48,6 +49,7 @@ KNOWN = {
     "supersedes",
     "invalidated_at",
     "invalidation_reason",
+    "project",
 }
 RESTORE_KEYS = {"format", "memory_id", "restore", "deleted", "history"}  # lines written by `hindsight export`
 ON_CONFLICT = ("skip", "replace")
@@ -112,6 +114,7 @@ def _plain(obj: dict[str, Any]) -> dict[str, Any]:
         "invalidated_at": invalidated,
         "invalidation_reason": reason,
         "external_id": external,
+        "project": v.project(obj.get("project")) or None,
     }
 
 
@@ -341,6 +344,7 @@ def _row(agent_id: str, r: dict[str, Any], vec) -> ImportedMemory:
         invalidation_reason=_reason(r),
         invalidated_by=r["invalidated_by"],
         sealed=r["sealed"],
+        project=r["project"],
     )
 
 

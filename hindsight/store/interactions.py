@@ -112,7 +112,9 @@ def parse(
     )
 
 
-async def record(memories: Memories, agent_id: str, event: Interaction) -> dict[str, Any]:
+async def record(
+    memories: Memories, agent_id: str, event: Interaction, project: Any = None, open_project: str | None = None
+) -> dict[str, Any]:
     decision = should_store(event)
     cut = {"cut": list(event.notes)} if event.notes else {}
     if not decision.store:
@@ -125,6 +127,8 @@ async def record(memories: Memories, agent_id: str, event: Interaction) -> dict[
         importance=decision.importance,
         metadata=decision.metadata,
         from_tool=decision.from_tool,
+        project=project,
+        open_project=open_project,
         call="record_interaction",
         reason=decision.reason,
     )

@@ -234,7 +234,9 @@ class Memories:
         include_invalidated: Any = False,
         limit: Any = 20,
         offset: Any = 0,
+        project: Any = None,
     ) -> dict[str, Any]:
+        """`project`: that project's memories only ("" for the global ones)."""
         agent_id = v.agent_id(agent_id)
         memory_type = v.memory_type(memory_type, required=False)
         session_id = v.text("session_id", session_id, max_bytes=256, required=False)
@@ -245,6 +247,7 @@ class Memories:
                 raise InvalidInput(name, "must be true or false")
         limit = v.integer("limit", limit, 1, v.MAX_LIST_LIMIT)
         offset = v.integer("offset", offset, 0, 10_000_000)
+        project = v.project(project)
         rows = await self.reads.fetch(
             "list_memories",
             agent_id,
@@ -256,8 +259,13 @@ class Memories:
             include_invalidated,
             limit,
             offset,
+            project,
         )
         return {"memories": [row_to_dict(r) for r in rows], "limit": limit, "offset": offset}
+
+    async def roots_seen(self, agent_id: str, roots: list[tuple[str, str, str]]) -> None:
+        """Record the client's root folders: (root URI, project name, where the name came from)."""
+        await self.db.executemany("project_root_seen", [(agent_id, *root) for root in roots])
 
     async def _own(self, agent_id: str, mid: uuid.UUID):
         """The memory's state if the agent owns it; NotFound otherwise (shared ones included:

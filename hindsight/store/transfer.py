@@ -65,6 +65,9 @@ async def export_lines(db: Database, agent_id: str) -> list[str]:
             "tags": row.pop("tags"),
             "session_id": row.pop("session_id"),
         }
+        if row.get("project") is not None:  # written only when there is one (older exports have none)
+            line["project"] = row["project"]
+        row.pop("project", None)
         row["history"] = history.pop(m["id"], [])
         if not row.get("likely_replaces"):  # written only when there is one (older exports have none)
             row.pop("likely_replaces", None)
@@ -222,6 +225,7 @@ def _columns(agent_id: str, r: dict[str, Any], vec) -> dict[str, Any]:
         strength=x.get("strength", 1.0),
         reinforce_count=x.get("reinforce_count", 0),
         consolidated_into=x["consolidated_into"],
+        project=r.get("project"),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from ..data.columns import NewMemory
 from ..data.db import Tx
 from ..errors import InvalidInput
-from ..rules import dedup, policy, scoring
+from ..rules import dedup, policy, projects, scoring
 from ..rules import validate as v
 from ..rules.text import content_hash, indexed_text
 from .prepare import Prepared
@@ -51,6 +51,7 @@ class Write:
     from_tool: bool
     call: str
     reason: str | None
+    project: str | None = None  # None: global
 
 
 def check(
@@ -68,11 +69,14 @@ def check(
     slot: Any = None,
     supersedes: Any = None,
     sensitive: Any = None,
+    project: Any = None,
+    open_project: str | None = None,
     from_tool: bool = False,
     call: str = "store_memory",
     reason: str | None = None,
 ) -> Write:
-    """Validate a store_memory call; InvalidInput names the first bad field."""
+    """Validate a store_memory call; InvalidInput names the first bad field. `project`: the
+    call's ("" for none); `open_project`: the client's (rules.projects.for_write decides)."""
     agent_id = v.agent_id(agent_id)
     content = v.content(content)
     memory_type = v.memory_type(memory_type)
@@ -87,6 +91,7 @@ def check(
     slot = v.slot(slot)
     supersedes = v.memory_id(supersedes, "supersedes", required=False)
     sensitive = v.sensitive(sensitive, metadata)
+    project = projects.for_write(v.project(project), open_project, memory_type, slot, reason, content)
     now = datetime.now(timezone.utc)
     expires = policy.expires_at(importance, memory_type, ttl, now)
     return Write(
@@ -107,6 +112,7 @@ def check(
         from_tool=from_tool,
         call=call,
         reason=reason,
+        project=project,
     )
 
 
@@ -194,6 +200,7 @@ async def insert(tx: Tx, w: Write, p: Prepared, vector, new_id: uuid.UUID, likel
         flags=p.flags,
         sealed=p.sealed,
         strength=p.strength,
+        project=w.project,
     )
     row = await tx.fetchrow("insert_memory", *new)
     if row is not None and likely:

@@ -54,6 +54,7 @@ DETAILS = (
     ("agent_id", "agent"),
     ("memory_type", "type"),
     ("importance", "importance"),
+    ("project", "project"),
     ("slot", "slot"),
     ("session_id", "session"),
     ("tags", "tags"),

@@ -20,8 +20,8 @@ WHERE agent_id = $1 AND (metadata ? 'external_id' OR id = ANY($2::uuid[]));
 -- what it is given.
 INSERT INTO memories (agent_id, id, session_id, memory_type, content, content_hash, embedding, search_vector,
                       metadata, tags, importance, created_at, slot, invalidated_at, invalidation_reason,
-                      invalidated_by, sealed)
-VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, $12, $13, $14, $15, $16, $17);
+                      invalidated_by, sealed, project)
+VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, $12, $13, $14, $15, $16, $17, $18);
 
 -- name: import_supersede
 -- A memory the agent already had, replaced by an imported line ($5) created at $3.

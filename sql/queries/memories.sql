@@ -7,7 +7,7 @@
 id, agent_id, session_id, memory_type, content, metadata, tags, importance,
 created_at, stored_at, updated_at, expires_at, invalidated_at,
 invalidation_reason, invalidated_by, shared, slot, flags, reinforce_count, strength,
-consolidated_into, sealed IS NOT NULL AS sealed
+consolidated_into, sealed IS NOT NULL AS sealed, project
 
 -- name: call_context
 -- Name the call (and why) for the history rows this transaction's triggers write.
@@ -25,9 +25,10 @@ SELECT set_config('hindsight.call', $2, true), set_config('hindsight.reason', co
 -- inserts nothing (the unique index decides, even between concurrent writers).
 INSERT INTO memories (agent_id, id, session_id, memory_type, content, content_hash, embedding,
                       search_vector, metadata, tags, importance, created_at, expires_at, shared,
-                      dedup_key, slot, flags, sealed, strength)
+                      dedup_key, slot, flags, sealed, strength, project)
 VALUES ($1, COALESCE($2, gen_random_uuid()), $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10,
-        $11, COALESCE($12, now()), $13, $14, $15, $16, COALESCE($17::text[], '{}'), $18, COALESCE($19::real, 1.0))
+        $11, COALESCE($12, now()), $13, $14, $15, $16, COALESCE($17::text[], '{}'), $18, COALESCE($19::real, 1.0),
+        $20)
 ON CONFLICT (agent_id, memory_type, dedup_key) WHERE dedup_key IS NOT NULL AND invalidated_at IS NULL
 DO NOTHING
 RETURNING
@@ -141,7 +142,8 @@ RETURNING
 DELETE FROM memories WHERE agent_id = $1 AND id = $2 RETURNING id;
 
 -- name: list_memories
--- Browse the agent's memories (and, if asked, shared ones), newest first.
+-- Browse the agent's memories (and, if asked, shared ones), newest first; $10: one project's
+-- only ('' for the global ones, null for all).
 SELECT
     --@ memory_columns
     , decay_score, access_count, last_accessed
@@ -153,6 +155,7 @@ WHERE (agent_id = $1 OR ($2 AND shared))
   AND ($5::text[] IS NULL OR tags @> $5)
   AND ($6::jsonb IS NULL OR metadata @> $6)
   AND ($7 OR (invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())))
+  AND ($10::text IS NULL OR project IS NOT DISTINCT FROM nullif($10, ''))
 ORDER BY created_at DESC, id
 LIMIT $8 OFFSET $9;
 
@@ -162,3 +165,9 @@ SELECT seq, action, at, call, reason, related_id, memory_type, content, importan
 FROM memory_history
 WHERE agent_id = $1 AND memory_id = $2
 ORDER BY seq;
+
+-- name: project_root_seen
+-- A root folder the client declared ($2, its URI) and the project name it maps to ($3, from
+-- $4: 'git remote' or 'folder'): recorded on first sight, its last sighting kept current.
+INSERT INTO project_roots (agent_id, root, project, source) VALUES ($1, $2, $3, $4)
+ON CONFLICT (agent_id, root) DO UPDATE SET project = excluded.project, source = excluded.source, last_seen = now();

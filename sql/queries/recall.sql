@@ -4,8 +4,9 @@
 -- Parameters shared by all (hindsight/recall/request.py: Filters, then the limit):
 --   $1 agent          $2 include shared   $3 as_of (what was current then)
 --   $4 memory_type    $5 tags (all of)    $6 metadata containment (jsonb)
---   $7 from           $8 until            $9 minimum decay_score     $10 how many per channel
--- Statement-specific parameters start at $11.
+--   $7 from           $8 until            $9 minimum decay_score
+--   $10 project (only its memories; '' the global ones; null any)   $11 how many per channel
+-- Statement-specific parameters start at $12.
 
 -- name: recall_filters
 -- Fragment (included by the channels): current at $3 and passing the caller's filters.
@@ -22,6 +23,7 @@ AND ($5::text[] IS NULL OR tags @> $5)
 AND ($6::jsonb IS NULL OR metadata @> $6)
 AND ($7::timestamptz IS NULL OR created_at >= $7)
 AND ($8::timestamptz IS NULL OR created_at < $8)
+AND ($10::text IS NULL OR project IS NOT DISTINCT FROM nullif($10, ''))
 
 -- name: recall_filter_decay
 -- Fragment: the decay cut $9, a key lookup in memory_state (0 for none).
@@ -29,12 +31,12 @@ AND ($9::real <= 0 OR (SELECT ms.decay_score FROM memory_state ms
                        WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) >= $9::real)
 
 -- name: channel_keyword
--- Okapi BM25 (k1 = 1.2, b = 0.75) from the agent's term statistics. $11 is the query text
--- prepared like stored text. Each query term contributes its $12 strongest postings
+-- Okapi BM25 (k1 = 1.2, b = 0.75) from the agent's term statistics. $12 is the query text
+-- prepared like stored text. Each query term contributes its $13 strongest postings
 -- (impact order: highest tf, then shortest memory); with fewer postings than that, as in
 -- most agents, the ranking is exact. A memory's context words count 0.3 (see 0006).
 WITH query_terms AS (
-    SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', $11))
+    SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', $12))
 ),
 corpus AS (
     SELECT n_docs::float8 AS n, greatest(total_len::float8 / greatest(n_docs, 1), 1) AS avgdl
@@ -51,7 +53,7 @@ postings AS (
         SELECT t.memory_id, t.tf, t.doc_len FROM memory_terms t
         WHERE t.agent_id = $1 AND t.term = i.term
         ORDER BY t.tf DESC, t.doc_len
-        LIMIT $12
+        LIMIT $13
     ) p
 ),
 scored AS (
@@ -67,26 +69,26 @@ FROM scored s JOIN memories ON agent_id = $1 AND id = s.memory_id
 WHERE $2::boolean IS NOT NULL  -- own memories only: shared ones come from channel_shared_keyword
   --@ recall_filters
 ORDER BY s.score DESC
-LIMIT $10;
+LIMIT $11;
 
 -- name: channel_shared_keyword
 -- Full-text matches among memories other agents shared (a small set), by ts_rank_cd.
 WITH q AS (
-    SELECT NULLIF(replace(plainto_tsquery('english', $11)::text, ' & ', ' | '), '')::tsquery AS q
+    SELECT NULLIF(replace(plainto_tsquery('english', $12)::text, ' & ', ' | '), '')::tsquery AS q
 )
 SELECT agent_id, id, ts_rank_cd(search_vector, q.q) AS score
 FROM memories, q
 WHERE $2 AND shared AND agent_id <> $1 AND search_vector @@ q.q
   --@ recall_filters
 ORDER BY score DESC
-LIMIT $10;
+LIMIT $11;
 
 -- name: candidate_vector
--- Fragment: the nearest neighbours of the query embedding ($11) among what the agent may
--- recall, nearest first. $12 says how they are found (hindsight.rules.scoring.vector_plan):
+-- Fragment: the nearest neighbours of the query embedding ($12) among what the agent may
+-- recall, nearest first. $13 says how they are found (hindsight.rules.scoring.vector_plan):
 -- true, an exact scan of the agent's rows, for an agent whose rows are a small share of a
 -- shared HNSW index (a filtered index scan starves there and misses its nearest); false, an
--- HNSW index scanned on until $10 rows pass the filters (hnsw.iterative_scan): the agent's
+-- HNSW index scanned on until $11 rows pass the filters (hnsw.iterative_scan): the agent's
 -- own (rules.vector_indexes) when it has one, else the shared one. Other agents' shared
 -- memories (with $2) are a branch of their own, scanned exactly: they are few, and the
 -- agent's own branch then names one agent, which is what lets its index serve it. Plans
@@ -94,36 +96,36 @@ LIMIT $10;
 vector AS (
     SELECT agent_id, id, row_number() OVER (ORDER BY distance) AS rank FROM (
         SELECT agent_id, id, distance FROM (
-            (SELECT agent_id, id, embedding <=> $11 AS distance FROM memories
-             WHERE NOT $12::boolean AND agent_id = $1
+            (SELECT agent_id, id, embedding <=> $12 AS distance FROM memories
+             WHERE NOT $13::boolean AND agent_id = $1
                --@ recall_filters
-             ORDER BY embedding <=> $11
-             LIMIT $10)
+             ORDER BY embedding <=> $12
+             LIMIT $11)
             UNION ALL
             (SELECT agent_id, id, distance FROM (  -- all the agent's rows by distance (not the
-                SELECT agent_id, id, embedding <=> $11 AS distance FROM memories  -- index's form)
-                WHERE $12::boolean AND agent_id = $1
+                SELECT agent_id, id, embedding <=> $12 AS distance FROM memories  -- index's form)
+                WHERE $13::boolean AND agent_id = $1
                   --@ recall_filters_row
-                ORDER BY (embedding <=> $11) + 0
-                OFFSET 0  -- the decay cut is looked up nearest first, only until $10 rows pass
+                ORDER BY (embedding <=> $12) + 0
+                OFFSET 0  -- the decay cut is looked up nearest first, only until $11 rows pass
              ) memories
              WHERE true
                --@ recall_filter_decay
-             LIMIT $10)
+             LIMIT $11)
             UNION ALL
             (SELECT agent_id, id, distance FROM (  -- other agents' shared memories, exactly
-                SELECT agent_id, id, embedding <=> $11 AS distance FROM memories
+                SELECT agent_id, id, embedding <=> $12 AS distance FROM memories
                 WHERE $2 AND shared AND agent_id <> $1
                   --@ recall_filters_row
-                ORDER BY (embedding <=> $11) + 0
+                ORDER BY (embedding <=> $12) + 0
                 OFFSET 0
              ) memories
              WHERE true
                --@ recall_filter_decay
-             LIMIT $10)
+             LIMIT $11)
         ) found
         ORDER BY distance
-        LIMIT $10
+        LIMIT $11
     ) nearest
 )
 
@@ -159,8 +161,8 @@ seed AS (
     ORDER BY agent_id, id, pick
 )
 SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
-       created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding,
-       1 - (embedding <=> $11) AS similarity,
+       created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding, project,
+       1 - (embedding <=> $12) AS similarity,
        EXISTS (SELECT 1 FROM vector v WHERE v.agent_id = memories.agent_id AND v.id = memories.id) AS by_vector,
        w.prev, extract(epoch FROM created_at - w.prev_at) / 60 AS prev_minutes,
        w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes
@@ -172,14 +174,14 @@ WHERE (memories.agent_id = $1 OR ($2 AND shared))
   --@ recall_filters
 
 -- name: recall_candidates
--- Everything ranking needs, in one round trip after the query is embedded ($11): the
--- nearest neighbours, what the keyword channels already found ($13 agents, $14 ids, best
+-- Everything ranking needs, in one round trip after the query is embedded ($12): the
+-- nearest neighbours, what the keyword channels already found ($14 agents, $15 ids, best
 -- first), and their neighbours. recall_candidates_hinted adds what a time window, tools
 -- or a session bring; this leaner statement is planned in a third of the time.
 WITH
   --@ candidate_vector
 , found AS (  -- in the keyword channels' order
-    SELECT agent_id, id, rank FROM unnest($13::text[], $14::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
+    SELECT agent_id, id, rank FROM unnest($14::text[], $15::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
 ), seeds AS (
     SELECT agent_id, id, rank <= 20 AS strong FROM vector
     UNION ALL SELECT agent_id, id, rank <= 20 FROM found
@@ -189,28 +191,28 @@ WITH
 
 -- name: recall_candidates_hinted
 -- recall_candidates, plus:
---   window   the memories of the time window the query names ($13 to $14), most similar
+--   window   the memories of the time window the query names ($14 to $15), most similar
 --            first, among its latest 5,000 (exact: a narrow window would starve HNSW);
---   tools    memories that used a tool the caller names ($15, lower-cased), most similar
+--   tools    memories that used a tool the caller names ($16, lower-cased), most similar
 --            first, among the latest 200 of each tool;
---   recent   the latest memories of the caller's session ($16) or task type ($17);
--- with what the keyword channels found in $18 (agents) and $19 (ids).
+--   recent   the latest memories of the caller's session ($17) or task type ($18);
+-- with what the keyword channels found in $19 (agents) and $20 (ids).
 WITH
   --@ candidate_vector
 , window_ AS (
     SELECT agent_id, id FROM (
         SELECT agent_id, id, embedding FROM memories
-        WHERE $13::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
-          AND created_at >= $13 AND created_at < $14
+        WHERE $14::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
+          AND created_at >= $14 AND created_at < $15
           --@ recall_filters
         ORDER BY created_at DESC
         LIMIT 5000
     ) w
-    ORDER BY (embedding <=> $11) + 0
-    LIMIT $10
+    ORDER BY (embedding <=> $12) + 0
+    LIMIT $11
 ), tool AS (
     SELECT agent_id, id FROM (
-        SELECT DISTINCT t.memory_id FROM unnest($15::text[]) AS q(tool)
+        SELECT DISTINCT t.memory_id FROM unnest($16::text[]) AS q(tool)
         CROSS JOIN LATERAL (
             SELECT memory_id FROM memory_tools
             WHERE agent_id = $1 AND tool = q.tool
@@ -220,17 +222,17 @@ WITH
     ) used JOIN memories ON agent_id = $1 AND id = used.memory_id
     WHERE true
       --@ recall_filters
-    ORDER BY (embedding <=> $11) + 0
-    LIMIT $10
+    ORDER BY (embedding <=> $12) + 0
+    LIMIT $11
 ), recent AS (
     SELECT agent_id, id FROM memories
-    WHERE agent_id = $1 AND (($16::text IS NOT NULL AND session_id = $16)
-                             OR ($17::text IS NOT NULL AND metadata ->> 'task_type' = $17))
+    WHERE agent_id = $1 AND (($17::text IS NOT NULL AND session_id = $17)
+                             OR ($18::text IS NOT NULL AND metadata ->> 'task_type' = $18))
       --@ recall_filters
     ORDER BY created_at DESC
-    LIMIT $10
+    LIMIT $11
 ), found AS (  -- in the keyword channels' order
-    SELECT agent_id, id, rank FROM unnest($18::text[], $19::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
+    SELECT agent_id, id, rank FROM unnest($19::text[], $20::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
 ), seeds AS (
     SELECT agent_id, id, rank <= 20 AS strong FROM vector
     UNION ALL SELECT agent_id, id, false FROM window_ UNION ALL SELECT agent_id, id, false FROM tool

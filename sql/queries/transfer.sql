@@ -7,7 +7,7 @@
 SELECT m.id, m.session_id, m.memory_type, m.content, m.metadata, m.tags, m.importance, m.created_at,
        m.stored_at, m.updated_at, m.expires_at, m.invalidated_at, m.invalidation_reason, m.invalidated_by,
        m.shared, m.slot, m.flags, m.sealed, m.dedup_key, m.strength, m.reinforce_count, m.consolidated_into,
-       m.likely_replaces, s.decay_score, s.access_count, s.last_accessed
+       m.likely_replaces, m.project, s.decay_score, s.access_count, s.last_accessed
 FROM memories m JOIN memory_state s USING (agent_id, id)
 WHERE m.agent_id = $1
 ORDER BY m.stored_at, m.id;
@@ -22,10 +22,10 @@ FROM memory_history WHERE agent_id = $1 ORDER BY seq;
 INSERT INTO memories (agent_id, id, session_id, memory_type, content, content_hash, embedding, search_vector,
                       metadata, tags, importance, created_at, stored_at, updated_at, expires_at, invalidated_at,
                       invalidation_reason, invalidated_by, shared, dedup_key, slot, flags, sealed, strength,
-                      reinforce_count, consolidated_into, likely_replaces)
+                      reinforce_count, consolidated_into, likely_replaces, project)
 VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, COALESCE($12, now()),
         COALESCE($13, now()), COALESCE($14, now()), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,
-        COALESCE($27::uuid[], '{}'));
+        COALESCE($27::uuid[], '{}'), $28);
 
 -- name: restore_history
 -- One history row as exported (or as an import's timeline dates it).
@@ -42,7 +42,7 @@ SELECT set_config('hindsight.skip_history', 'on', true);
 SELECT id, session_id, memory_type, content, metadata, tags, importance, created_at, stored_at, updated_at,
        expires_at, invalidated_at, invalidation_reason, invalidated_by, shared, slot, flags, sealed, dedup_key,
        strength, reinforce_count, consolidated_into, decay_score, access_count, last_accessed, doc_len,
-       archived_at, archive_reason
+       archived_at, archive_reason, project
 FROM memories_archive
 WHERE agent_id = $1
 ORDER BY archived_at, id;
@@ -53,10 +53,10 @@ INSERT INTO memories_archive (agent_id, id, session_id, memory_type, content, co
                               search_vector, metadata, tags, importance, created_at, stored_at, updated_at,
                               expires_at, invalidated_at, invalidation_reason, invalidated_by, shared, dedup_key,
                               slot, flags, sealed, strength, reinforce_count, consolidated_into, decay_score,
-                              access_count, last_accessed, doc_len, archived_at, archive_reason, seq)
+                              access_count, last_accessed, doc_len, archived_at, archive_reason, project, seq)
 VALUES ($1, $2, $3, $4, $5, $6, $7, to_tsvector('english', $8), $9, $10, $11, COALESCE($12, now()),
         COALESCE($13, now()), COALESCE($14, now()), $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26,
-        $27, $28, $29, $30, $31, $32, nextval('memories_seq'));
+        $27, $28, $29, $30, $31, $32, $33, nextval('memories_seq'));
 
 -- name: restore_present
 -- Which of the exported memory ids ($2) this agent already has: live, archived, or the

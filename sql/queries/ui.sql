@@ -128,5 +128,5 @@ SELECT count(*) FROM memories_archive WHERE agent_id = $1;
 SELECT id, agent_id, session_id, memory_type, content, metadata, tags, importance, created_at, stored_at,
        updated_at, expires_at, invalidated_at, invalidation_reason, invalidated_by, shared, slot, flags,
        reinforce_count, strength, consolidated_into, sealed IS NOT NULL AS sealed, decay_score,
-       access_count, last_accessed, archived_at, archive_reason, likely_replaces
+       access_count, last_accessed, archived_at, archive_reason, likely_replaces, project
 FROM memories_archive WHERE agent_id = $1 AND id = $2;

@@ -37,6 +37,7 @@ DISTRIBUTED = {  # create_distributed_table(name, 'agent_id', colocate_with => '
     "term_stats": "per agent and word: document frequency",
     "agent_stats": "per agent: memory count and total length",
     "memory_tools": "which memories used which tool",
+    "project_roots": "the root folders an agent's IDE declared and the project each maps to",
     "memories_archive": "expired and long-superseded memories",
 }
 REFERENCE = {  # create_reference_table(name): one row or a few, read on every node

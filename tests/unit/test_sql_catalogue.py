@@ -162,6 +162,7 @@ RECALL_USES = {
     "start": r"created_at >= \${n}\b",
     "end": r"created_at < \${n}\b",
     "min_decay": r">= \${n}::real",
+    "project": r"project IS NOT DISTINCT FROM nullif\(\${n}\b",
     "window_start": r"created_at >= \${n}\b",
     "window_end": r"created_at < \${n}\b",
     "tools": r"unnest\(\${n}::text\[\]\) AS q\(tool\)",
@@ -172,7 +173,7 @@ RECALL_USES = {
 
 @pytest.mark.parametrize(
     "row, statement, first",
-    [(Filters, "candidate_vector", 1), (Hints, "recall_candidates_hinted", 13)],
+    [(Filters, "candidate_vector", 1), (Hints, "recall_candidates_hinted", 14)],
 )
 def test_recall_rows_match_the_recall_statements(row, statement, first):
     sql = queries.get(statement)
