@@ -27,7 +27,7 @@ an irrelevant one above a relevant one.
 5. Small priors: importance ±2 % a step, decay (0.85 + 0.15 · decay_score), 0.85 for
    memories the guard marked low-trust. No length prior: a short fact is a real fact.
 6. Project: with a project open (the client's roots), another project's memory counts at
-   `other_project` (0.5): the open project's and global memories rank as before, and a
+   `other_project` (0.35): the open project's and global memories rank as before, and a
    lesson from another repository still comes first when it is clearly the best match.
    Two projects' memories never outdate each other (step 4).
 
@@ -84,7 +84,7 @@ class Weights:
     importance_step: float = 0.02
     decay_weight: float = 0.15
     low_trust: float = 0.85
-    other_project: float = 0.5  # another project's memory than the open one(s)
+    other_project: float = 0.35  # another project's memory than the open one(s); see benchmarks/README.md
 
 
 @dataclass

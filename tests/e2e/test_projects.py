@@ -62,7 +62,7 @@ async def test_writes_follow_the_roots_and_recall_prefers_the_open_project(db_ur
         assert found["open_projects"] == ["granary"]
         assert found["memories"][0]["content"] == TESTS["granary"] and found["memories"][0]["project"] == "granary"
         other = next(m for m in found["memories"] if m["project"] == "courier")  # demoted, not hidden
-        assert other["score_parts"]["other_project"] == 0.5
+        assert other["score_parts"]["other_project"] == 0.35
 
         roots[:] = [courier.as_uri()]
         before = len(asked)
