@@ -10,13 +10,16 @@ the primary, serves every write, the access bookkeeping and maintenance.
     showing(...)  the UI, for its process: the embedder loaded at start
 
 The embedder is otherwise loaded only by a command that reaches for it. `Services.agent`
-is the operator's (any agent); `acting_for` is a client's (the allow-list).
+is the operator's (any agent); `acting_for` is a client's (the allow-list, or over HTTP the
+request's token: `CALLER`, set by hindsight.server.http for the request).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import AsyncIterator, Callable
@@ -33,7 +36,10 @@ from .recall.access import AccessRecorder
 from .recall.search import AccessHook, Recall
 from .rules import validate as v
 from .store.memories import Memories, WritePolicy
+from .store.tokens import Caller
 from .upkeep.maintenance import DECAY_LAMBDA
+
+CALLER: ContextVar[Caller | None] = ContextVar("hindsight_caller", default=None)  # an HTTP request's token
 
 
 def acting_for(settings: Settings, given: str | None, field: str = "agent_id") -> str:
@@ -102,8 +108,13 @@ class Services:
         return given or self.settings.agent_id
 
     def acting_for(self, given: str | None) -> str:
-        """The agent a client's call acts for (see `acting_for`)."""
-        return acting_for(self.settings, given)
+        """The agent a client's call acts for (see `acting_for`): over HTTP, as the request's
+        token pins it, exactly as HINDSIGHT_AGENT_ID and HINDSIGHT_ALLOWED_AGENTS pin stdio."""
+        caller = CALLER.get()
+        if caller is None:
+            return acting_for(self.settings, given)
+        pinned = dataclasses.replace(self.settings, agent_id=caller.agent_id, allowed_agents=caller.allowed_agents)
+        return acting_for(pinned, given)
 
 
 @contextlib.asynccontextmanager

@@ -336,3 +336,43 @@ async def cmd_import(args, s: Services) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+async def cmd_token(args, s: Services) -> int:
+    from ..store import tokens
+
+    if args.action == "create":
+        allow = [a.strip() for a in (args.allow or "").split(",") if a.strip()]
+        made = await tokens.create(
+            s.db, s.agent(args.agent), allow=allow, name=args.name, expires=args.expires, now=_now(None)
+        )
+        if args.json:
+            _json(made)
+        else:
+            print(made["token"])
+            print(
+                f"token {made['id'][:8]} for agent {made['agent_id']!r}"
+                + (f", may also act for {', '.join(made['allowed_agents'])}" if made["allowed_agents"] else "")
+                + f"; expires {made['expires_at'] or 'never'}. Shown once: only its hash is kept.",
+                file=sys.stderr,
+            )
+        return 0
+    if args.action == "revoke":
+        if not args.which:
+            raise InvalidInput("token", "revoke needs the token's id or name")
+        done = await tokens.revoke(s.db, args.which)
+        _json(done) if args.json else print(
+            "\n".join(f"revoked {r['id'][:8]} ({r['name'] or 'no name'})" for r in done["revoked"])
+        )
+        return 0
+    listed = await tokens.listed(s.db)
+    if args.json:
+        _json({"tokens": listed})
+        return 0
+    for t in listed:
+        state = "revoked" if t["revoked_at"] else f"expires {t['expires_at'][:10]}" if t["expires_at"] else "no expiry"
+        used = t["last_used"][:16] if t["last_used"] else "never used"
+        print(f"{t['id'][:8]}  {t['agent_id']:<16} {t['name'] or '-':<16} {state:<18} {used}")
+    if not listed:
+        print("(no tokens)", file=sys.stderr)
+    return 0

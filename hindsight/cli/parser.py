@@ -154,6 +154,21 @@ def _upkeep(command: Commands, p: Shared) -> None:
     s.add_argument("--limit", type=int, help="stop after this many memories (run again to continue)")
 
 
+def _tokens(command: Commands, p: Shared) -> None:
+    s = command(
+        "token",
+        c.cmd_token,
+        "bearer tokens for `hindsight-server --transport streamable-http`: create (shown once), list, revoke",
+        [p.as_json],
+    )
+    s.add_argument("action", choices=("create", "list", "revoke"))
+    s.add_argument("which", nargs="?", help="revoke: the token's id (8 characters or more) or its name")
+    s.add_argument("--agent", help="create: the agent it acts for (default: HINDSIGHT_AGENT_ID)")
+    s.add_argument("--allow", help="create: other agents a call may name, a comma list (or *)")
+    s.add_argument("--name", help="create: what it is for, e.g. laptop or ci-bot")
+    s.add_argument("--expires", help="create: its lifetime, e.g. 90d, 12h, 2w (default: never)")
+
+
 def _offline(command: Commands, p: Shared) -> None:
     s = command(
         "ui",
@@ -176,6 +191,6 @@ def parser() -> argparse.ArgumentParser:
     command = Commands(p.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     shared = _shared()
     command("migrate", c.cmd_migrate, "bring the database schema to the newest revision")
-    for group in (_store_recall_list, _one_memory, _import_export, _upkeep, _offline):
+    for group in (_store_recall_list, _one_memory, _import_export, _upkeep, _tokens, _offline):
         group(command, shared)  # in this order: `hindsight --help` lists them so
     return p

@@ -57,9 +57,9 @@ class StrictArguments(FuncMetadata):
         return out
 
 
-def strict_tool(fn: Callable[..., Any]) -> Tool:
+def strict_tool(fn: Callable[..., Any], title: str | None = None, annotations: Any = None) -> Tool:
     """The SDK's Tool for `fn`, with a strict argument model that forbids unknown names."""
-    tool = Tool.from_function(fn)
+    tool = Tool.from_function(fn, title=title, annotations=annotations)
     lax = tool.fn_metadata.arg_model
     strict = type(
         lax.__name__,

@@ -34,6 +34,7 @@ class HindsightServer(MCPServer):
     whose stdio transport answers every line it reads (hindsight.server.stdio)."""
 
     open_projects: Any = None  # hindsight.server.roots.OpenProjects, set by main.build
+    running: Any = None  # {"services": ...} while the lifespan runs, set by main.build
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:

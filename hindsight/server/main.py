@@ -18,22 +18,24 @@ from typing import Any, AsyncIterator
 
 from mcp.server.mcpserver import MCPServer
 
-from .. import logs, services
+from .. import logs, services, version
 from ..config import Settings
 from ..data import bootstrap
 from ..data import pg_embedded as embedded
 from ..errors import HindsightError
-from . import resources
+from . import protocol, resources
 from .arguments import strict_tool
 from .boundary import HindsightServer
 from .guidance import INSTRUCTIONS, memory_guidance
 from .roots import OpenProjects
-from .tools import TOOLS
+from .tools import DESCRIBED, TOOLS
 
 log = logging.getLogger("hindsight.server")
 
 
-def build(settings: Settings, url: str) -> MCPServer:
+def build(settings: Settings, url: str, *, roots: bool = True) -> MCPServer:
+    """The server; `roots`: ask the client for its roots (stdio: one client per process;
+    stateless HTTP has no back-channel, and its clients name their project per call)."""
     running: dict[str, services.Services] = {}  # the services while the lifespan runs, for the listed resources
 
     @contextlib.asynccontextmanager
@@ -50,17 +52,33 @@ def build(settings: Settings, url: str) -> MCPServer:
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
         log_level=settings.log_level,
-        tools=[strict_tool(fn) for fn in TOOLS],
+        tools=[strict_tool(fn, *DESCRIBED[fn.__name__]) for fn in TOOLS],
+        version=version(),
     )
     mcp.open_projects = OpenProjects(settings.project)
-    mcp.open_projects.register(mcp)
+    if roots:
+        mcp.open_projects.register(mcp)
+    mcp.running = running
     resources.register(mcp, settings.agent_id, running)
+    protocol.register(mcp, settings)
     mcp.prompt(
         name="memory_guidance",
         title="When to recall and when to store",
         description=("Instructions for using hindsight's memory tools well (language: en or zh)"),
     )(memory_guidance)
     return mcp
+
+
+def serve_http(mcp: MCPServer, settings: Settings, host: str, port: int, names: tuple[str, ...] = ()) -> None:
+    import uvicorn
+
+    from . import http
+
+    if host not in http.LOOPBACK:
+        log.warning("hindsight: listening on %s: put TLS in front of it (tokens travel in every request)", host)
+    log.info("hindsight serving streamable HTTP on http://%s:%d/mcp (embedder %s)", host, port, settings.embedder)
+    app = http.app(mcp, mcp.running, host, port, names)
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
 
 
 def _stop_on_signal(signum: int, _frame: Any) -> None:
@@ -82,17 +100,36 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
 
     p = argparse.ArgumentParser(
         prog="hindsight-server",
-        description="hindsight's MCP server on stdio: an IDE launches it and speaks MCP on its stdin/stdout. "
+        description="hindsight's MCP server on stdio (an IDE launches it and speaks MCP on its stdin/stdout), or "
+        "with --transport streamable-http a team's server at /mcp (docs/team.md). "
         "Configured by the environment: HINDSIGHT_HOME or HINDSIGHT_DATABASE_URL (the database), "
         "HINDSIGHT_AGENT_ID, HINDSIGHT_ALLOWED_AGENTS, HINDSIGHT_EMBEDDER, HINDSIGHT_ENCRYPTION_KEY, "
-        "HINDSIGHT_TIMEZONE, HINDSIGHT_LOG_LEVEL. `hindsight mcp-config` prints an IDE's configuration.",
+        "HINDSIGHT_TIMEZONE, HINDSIGHT_PROJECT, HINDSIGHT_LOG_LEVEL. `hindsight mcp-config` prints an IDE's "
+        "configuration.",
     )
     p.add_argument("--version", action="version", version=f"hindsight-server {version()}")
+    p.add_argument(
+        "--transport",
+        choices=("stdio", "streamable-http"),
+        default="stdio",
+        help="stdio (the default: an IDE launches the server) or streamable-http (a team's server at /mcp; "
+        "every request needs a bearer token from `hindsight token create`)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="streamable-http: the address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="streamable-http: the port (default 8765)")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="streamable-http: a host name clients reach the server by (a load balancer's; repeatable); "
+        "requests for any other Host are refused",
+    )
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> None:
-    arguments(argv)
+    args = arguments(argv)
     logs.setup()  # stderr only; secrets redacted from every record
     signal.signal(signal.SIGTERM, _stop_on_signal)
     signal.signal(signal.SIGINT, _stop_on_signal)
@@ -101,6 +138,9 @@ def main(argv: list[str] | None = None) -> None:
         logs.setup(settings.log_level)
         with contextlib.redirect_stdout(sys.stderr):  # nothing but MCP on stdout
             url = bootstrap.prepare(settings, check_role=True)
+        if args.transport == "streamable-http":
+            serve_http(build(settings, url, roots=False), settings, args.host, args.port, tuple(args.allow_host))
+            return
         server = build(settings, url)
         log.info("hindsight serving on stdio (agent %s, embedder %s)", settings.agent_id, settings.embedder)
         server.run("stdio")

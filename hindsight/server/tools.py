@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp.server.mcpserver import Context
+from mcp_types import ToolAnnotations
 
 from ..rules.scoring import RECALL_CUT
 from ..services import Services
@@ -281,3 +282,26 @@ TOOLS = (
     delete_memory,
     list_memories,
 )
+
+
+def _hints(read_only: bool, destructive: bool = False, idempotent: bool = False) -> ToolAnnotations:
+    """What a client may run without asking: nothing here reaches beyond the memory store."""
+    return ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=None if read_only else destructive,
+        idempotent_hint=True if read_only else idempotent,
+        open_world_hint=False,
+    )
+
+
+# name -> (title, annotations), published in tools/list
+DESCRIBED = {
+    "store_memory": ("Store a memory", _hints(False)),
+    "record_interaction": ("Hand over an interaction", _hints(False)),
+    "retrieve_memory": ("Recall relevant memories", _hints(True)),
+    "get_memory": ("Read one memory", _hints(True)),
+    "update_memory": ("Correct a memory", _hints(False, idempotent=True)),
+    "invalidate_memory": ("Mark a memory no longer true", _hints(False, idempotent=True)),
+    "delete_memory": ("Forget a memory", _hints(False, destructive=True, idempotent=True)),
+    "list_memories": ("Browse memories", _hints(True)),
+}

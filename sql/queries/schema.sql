@@ -68,3 +68,7 @@ SELECT r.rolname AS role, hindsight_role_agents() AS agents,
        hindsight_scoped() AND NOT r.rolsuper AND NOT r.rolbypassrls
        AND r.oid <> (SELECT relowner FROM pg_class WHERE oid = 'memories'::regclass) AS scoped
 FROM pg_roles r WHERE r.rolname = current_user;
+
+-- name: health_check
+-- The database answers (GET /healthz).
+SELECT 1;

@@ -48,6 +48,7 @@ LOCAL = {  # plain tables of the coordinator: no agent_id, never joined with age
     "alembic_version": "the schema revision; migrations run on the coordinator",
     "maintenance_runs": "the maintenance job's log; the job is scheduled on the coordinator",
     "reembed_jobs": "hindsight reembed's progress (created by reembed_prepare, not by a migration)",
+    "hindsight_tokens": "the HTTP transport's token hashes, looked up by hash on every request; never joined",
 }
 NOT_FROM_MIGRATIONS = {"reembed_jobs"}
 

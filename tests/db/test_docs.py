@@ -24,7 +24,7 @@ def test_every_cli_command_is_in_the_readme():
     missing = [c for c in commands() if f"hindsight {c}" not in README]
     assert missing == []
     assert README.splitlines()[2:12] and "pip install -e . && hindsight-server" in README
-    assert "pip install -e '.[test]' && python -m pytest" in README
+    assert "pip install -e '.[test]' && npm ci --prefix tests/node && python -m pytest" in README
 
 
 async def test_readme_commands_run(cli):

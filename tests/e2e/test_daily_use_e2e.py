@@ -90,8 +90,10 @@ def test_server_help_and_version_start_nothing(tmp_path):
     assert "HINDSIGHT_DATABASE_URL" in helped.stdout and "mcp-config" in helped.stdout
     version = subprocess.run([server_command(), "--version"], capture_output=True, text=True, env=env, timeout=60)
     assert version.returncode == 0 and version.stdout.startswith("hindsight-server ")
-    wrong = subprocess.run([server_command(), "--port", "8000"], capture_output=True, text=True, env=env, timeout=60)
+    wrong = subprocess.run([server_command(), "--bind", "8000"], capture_output=True, text=True, env=env, timeout=60)
     assert wrong.returncode == 2 and "unrecognized arguments" in wrong.stderr
+    bad = subprocess.run([server_command(), "--transport", "sse"], capture_output=True, text=True, env=env, timeout=60)
+    assert bad.returncode == 2 and "invalid choice: 'sse'" in bad.stderr and "streamable-http" in bad.stderr
     assert not home.exists()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 
 import anyio
+import asyncpg
 from mcp_client import mcp_client, roots_callback, server_env
 
 TESTS = {
@@ -76,6 +77,12 @@ async def test_writes_follow_the_roots_and_recall_prefers_the_open_project(db_ur
         assert {m["content"][:12] for m in listed["memories"]} == {"I prefer rg ", "Reply in sho", "The monorepo"}
         shown = await c.call("retrieve_memory", query=QUESTION, top_k=2, format="prompt")
         assert "project courier" in shown["prompt"]
+    conn = await asyncpg.connect(db_url)
+    try:
+        mapped = {r["root"]: (r["project"], r["source"]) for r in await conn.fetch("SELECT * FROM project_roots")}
+    finally:
+        await conn.close()
+    assert mapped == {courier.as_uri(): ("courier", "git remote"), granary.as_uri(): ("granary", "folder")}
 
 
 async def _anyio_true(value: bool) -> bool:

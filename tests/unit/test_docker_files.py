@@ -60,6 +60,7 @@ def test_the_header_comment_tells_the_commands_in_order():
         "cd docker && cp .env.example .env",
         "docker compose up -d",
         "docker compose run --rm -i server",
+        "docker compose --profile team up -d",
     ]
 
 

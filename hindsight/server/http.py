@@ -1,0 +1,112 @@
+"""The streamable HTTP transport, for a team's server: `/mcp`, stateless (any replica answers
+any request: no session affinity) with JSON responses, every request carrying a bearer token
+(`hindsight token create`) that pins the agent it acts for (services.CALLER); `/healthz` for
+load balancers. The SDK checks Host and Origin (DNS-rebinding protection) and bounds request
+bodies; tools, arguments and errors are the stdio server's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime, timezone
+from typing import Any
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.responses import JSONResponse
+
+from .. import services
+from ..store import tokens
+
+log = logging.getLogger("hindsight.server")
+
+HEALTH_SECONDS = 5
+MAX_BODY = 4 * 1024 * 1024  # bytes of one request; a tool's largest argument is far below
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+REFUSAL = {"error": "unauthorized", "error_description": "send Authorization: Bearer <token> (hindsight token create)"}
+
+
+def security(host: str, port: int, names: tuple[str, ...] = ()) -> TransportSecuritySettings:
+    """Host and Origin the server answers: loopback names on a loopback bind, else the host
+    bound, plus the names clients use (--allow-host: a load balancer's, a compose service's);
+    browsers' Origin only from those."""
+    bound = LOOPBACK if host in LOOPBACK else (host,)
+    hosts = [f"{h}:{port}" for h in (*bound, *names)] + [n for n in names if ":" in n.strip("[]")]
+    hosts = [f"[{h.rsplit(':', 1)[0]}]:{port}" if h.startswith("::") else h for h in hosts]
+    hosts += list(names)  # behind a proxy on the default port, Host has no port
+    allowed = [f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=allowed)
+
+
+def app(mcp: Any, running: dict[str, Any], host: str, port: int, names: tuple[str, ...] = ()) -> "Guard":
+    inner = mcp.streamable_http_app(
+        streamable_http_path="/mcp",
+        json_response=True,
+        stateless_http=True,
+        transport_security=security(host, port, names),
+        host=host,
+        max_request_body_size=MAX_BODY,
+    )
+    return Guard(inner, running)
+
+
+class Guard:
+    """ASGI: /healthz answered here; every other request needs a usable token, whose caller
+    is set for the request (the tools' acting_for reads it)."""
+
+    def __init__(self, inner: Any, running: dict[str, Any]):
+        self.inner = inner
+        self.running = running
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":  # lifespan: the services open once for the process
+            return await self.inner(scope, receive, send)
+        s = self.running.get("services")
+        if scope["path"] == "/healthz":
+            return await _health(s, scope, receive, send)
+        presented = _bearer(scope)
+        caller = None
+        if presented and s is not None:
+            try:
+                caller = await tokens.caller(s.db, presented, datetime.now(timezone.utc))
+            except Exception as exc:
+                log.warning("could not check a token: %s", exc)
+                return await JSONResponse({"error": "unavailable"}, 503)(scope, receive, send)
+        if caller is None:
+            client = (scope.get("client") or ("?", 0))[0]
+            log.warning(
+                "refused %s %s from %s: %s", scope["method"], scope["path"], client,
+                "no bearer token" if not presented else "unknown, expired or revoked token",
+            )  # fmt: skip
+            headers = {
+                "WWW-Authenticate": 'Bearer realm="hindsight"' + ("" if not presented else ', error="invalid_token"')
+            }
+            return await JSONResponse(REFUSAL, 401, headers=headers)(scope, receive, send)
+        token = services.CALLER.set(caller)
+        try:
+            await self.inner(scope, receive, send)
+        finally:
+            services.CALLER.reset(token)
+
+
+def _bearer(scope: dict) -> str | None:
+    for name, value in scope.get("headers") or ():
+        if name == b"authorization":
+            kind, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() or None if kind.lower() == "bearer" else None
+    return None
+
+
+async def _health(s: Any, scope: dict, receive: Any, send: Any) -> None:
+    """200 when the database answers and the embedder embeds; 503 otherwise. No secrets, no
+    agent names."""
+    if s is None:
+        body, status = {"status": "starting"}, 503
+    else:
+        try:
+            await asyncio.wait_for(s.db.fetchval("health_check"), HEALTH_SECONDS)
+            vector = await asyncio.wait_for(s.async_embedder.query("healthz"), HEALTH_SECONDS)
+            body, status = {"status": "ok", "embedder": s.settings.embedder, "dimension": len(vector)}, 200
+        except Exception as exc:
+            body, status = {"status": "unavailable", "problem": type(exc).__name__}, 503
+    await JSONResponse(body, status)(scope, receive, send)
