@@ -1,6 +1,7 @@
 """Clients hindsight did not write: the official MCP conformance suite against the HTTP
-transport, and the TypeScript SDK's client (the one the IDEs build on) over stdio and over
-HTTP with a token. The Node pieces are pinned in tests/node (package-lock.json); `npm ci
+transport, the TypeScript SDK's client (the one the IDEs build on) and the MCP Inspector's
+CLI over stdio and over HTTP with a token (through a proxy adding it, for the suite and the
+Inspector, which cannot send one). The Node pieces are pinned in tests/node (package-lock.json); `npm ci
 --prefix tests/node` installs them (the README's test command does)."""
 
 from __future__ import annotations
@@ -84,3 +85,32 @@ def test_the_typescript_sdk_client_over_stdio_and_http(db_url):
     for out in (stdio.stdout, http.stdout):
         steps = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
         assert [s["step"] for s in steps][-1] == "bad input" and all(s["ok"] for s in steps)
+
+
+INSPECTOR = NODE / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build" / "index.js"
+
+
+def _inspect(target: list[str], *args: str, env: dict | None = None) -> dict:
+    done = subprocess.run(
+        ["node", str(INSPECTOR), *target, *args], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_inspector_cli_over_stdio_and_http(db_url):
+    env = {**os.environ, **server_env(HINDSIGHT_DATABASE_URL=db_url, HINDSIGHT_AGENT_ID="inspector")}
+    stdio = [server_command()]
+    listed = _inspect(stdio, "--method", "tools/list", env=env)
+    assert len(listed["tools"]) == 8 and all(t["annotations"] for t in listed["tools"])
+    stored = _inspect(stdio, "--method", "tools/call", "--tool-name", "store_memory", "--tool-arg",
+                      "content=The Inspector stored this over stdio.", env=env)  # fmt: skip
+    assert stored["structuredContent"]["status"] == "created"
+    bearer = hs.token(db_url, "--agent", "inspector")["token"]
+    with hs.servers(db_url, 1) as (bases, _), hs.bearer_proxy(bases[0], bearer) as proxy:
+        http = [f"{proxy}/mcp", "--transport", "http"]
+        assert len(_inspect(http, "--method", "tools/list")["tools"]) == 8
+        found = _inspect(http, "--method", "tools/call", "--tool-name", "retrieve_memory", "--tool-arg",
+                         "query=What did the Inspector store?")  # fmt: skip
+        assert found["structuredContent"]["memories"][0]["id"] == stored["structuredContent"]["id"]
+        assert _inspect(http, "--method", "prompts/list")["prompts"][0]["name"] == "memory_guidance"
