@@ -118,10 +118,10 @@ async def run(url: str, args) -> None:
         # what the skipped triggers would have written: state rows (some recalled, some not)
         await conn.execute(
             "INSERT INTO memory_state (agent_id, id, decay_score, access_count, last_accessed, stored_at, strength, "
-            "importance, current) SELECT agent_id, id, 1.0, (hashtext(id::text) & 7) % 7, "
+            "importance, current, memory_type) SELECT agent_id, id, 1.0, (hashtext(id::text) & 7) % 7, "
             "CASE WHEN hashtext(id::text) % 3 = 0 THEN NULL "
             "ELSE now() - ((abs(hashtext(id::text)) % 60) || ' days')::interval END, stored_at, strength, "
-            "importance, true FROM memories",
+            "importance, true, memory_type FROM memories",
             timeout=3600,
         )
         await conn.execute(

@@ -100,12 +100,16 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
 
     p = argparse.ArgumentParser(
         prog="hindsight-server",
-        description="hindsight's MCP server on stdio (an IDE launches it and speaks MCP on its stdin/stdout), or "
-        "with --transport streamable-http a team's server at /mcp (docs/team.md). "
-        "Configured by the environment: HINDSIGHT_HOME or HINDSIGHT_DATABASE_URL (the database), "
-        "HINDSIGHT_AGENT_ID, HINDSIGHT_ALLOWED_AGENTS, HINDSIGHT_EMBEDDER, HINDSIGHT_ENCRYPTION_KEY, "
-        "HINDSIGHT_TIMEZONE, HINDSIGHT_PROJECT, HINDSIGHT_LOG_LEVEL. `hindsight mcp-config` prints an IDE's "
-        "configuration.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # the lines below as written
+        description=(
+            "hindsight's MCP server on stdio (an IDE launches it and speaks MCP on its\n"
+            "stdin/stdout), or with --transport streamable-http a team's server at /mcp\n"
+            "(docs/team.md). Configured by the environment: HINDSIGHT_HOME or\n"
+            "HINDSIGHT_DATABASE_URL (the database), HINDSIGHT_AGENT_ID,\n"
+            "HINDSIGHT_ALLOWED_AGENTS, HINDSIGHT_EMBEDDER, HINDSIGHT_ENCRYPTION_KEY,\n"
+            "HINDSIGHT_TIMEZONE, HINDSIGHT_PROJECT, HINDSIGHT_LOG_LEVEL.\n"
+            "`hindsight mcp-config` prints an IDE's configuration."
+        ),
     )
     p.add_argument("--version", action="version", version=f"hindsight-server {version()}")
     p.add_argument(
