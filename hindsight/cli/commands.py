@@ -47,10 +47,28 @@ async def cmd_store(args, s: Services) -> int:
     )
     result.pop("memory")
     print(json.dumps(result, ensure_ascii=False) if args.json else result["id"])
-    if result["status"] != "created" and not args.json:
+    if not args.json:
+        _store_notes(result)
+    return 0
+
+
+def _store_notes(result: dict[str, Any]) -> None:
+    """On stderr, what the write did besides creating: a duplicate, what it superseded, the
+    older memories it may make outdated, flags, redactions."""
+    if result["status"] != "created":
         of = f" (of {result['duplicate_of']})" if "duplicate_of" in result else ""
         print(f"{result['status']}{of}", file=sys.stderr)
-    return 0
+    for c in result.get("possible_conflicts", ()):
+        how = "likely outdated by this one" if c["likely_outdated"] else "similar"
+        text = " ".join(c["content"].split())
+        print(f"{how}: {c['id'][:8]} ({c['similarity']:.2f}) {text[:60]}", file=sys.stderr)
+    if result.get("possible_conflicts"):
+        print(f"if this replaces one: hindsight invalidate <id> --reason ... --replaced-by {result['id']}",
+              file=sys.stderr)  # fmt: skip
+    if result.get("flags"):
+        print(f"flags: {', '.join(result['flags'])}", file=sys.stderr)
+    if result.get("redacted"):
+        print(f"redacted: {', '.join(map(str, result['redacted']))}", file=sys.stderr)
 
 
 async def cmd_recall(args, s: Services) -> int:

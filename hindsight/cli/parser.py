@@ -25,6 +25,13 @@ def json_object(text: str) -> dict[str, Any]:
     return value
 
 
+class OneLine(argparse.ArgumentParser):
+    """A usage error is one line on stderr (the README's promise), naming where help is."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 class Shared(NamedTuple):
     """The options several commands share, as argparse parents."""
 
@@ -186,7 +193,7 @@ def _offline(command: Commands, p: Shared) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="hindsight", description="Long-term memory for LLM agents.")
+    p = OneLine(prog="hindsight", description="Long-term memory for LLM agents.")
     p.add_argument("--version", action="version", version=f"hindsight {version()}")
     command = Commands(p.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     shared = _shared()

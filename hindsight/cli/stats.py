@@ -74,6 +74,11 @@ def render(data: dict[str, Any], width: int = 80, file=None) -> None:
         [[bucket, str(n)] for bucket, n in data["decay_histogram"].items()],
         {"memories"},
     )
+    if not data["runs"]:
+        console.print(
+            "\nlast maintenance runs: none yet (`hindsight maintain` runs one; `hindsight scheduler`, nightly)"
+        )
+        return
     table(
         "last maintenance runs",
         ["run", "started", "as of", "status", "dry", "trigger", "s"],

@@ -85,7 +85,9 @@ async def test_import_keeps_timestamps_and_external_ids(cli, db_url, tmp_path):
     assert LINES[2]["content"] not in [r["content"] for r in out[2]["results"]]  # not yet written on as_of
 
     table = await cli("recall", "--agent", "conv", "--query", "support group")
-    assert table.code == 0 and "went to the LGBTQ support group" in table.out.splitlines()[0]
+    first, body = table.out.splitlines()[0], " ".join(table.out.split())
+    assert table.code == 0 and first.startswith(" 1. ") and "confidence" in first and "episodic" in first
+    assert "went to the LGBTQ support group" in body  # the content whole, wrapped
     assert all(len(line) <= 80 for line in table.out.splitlines())
 
 
@@ -115,6 +117,17 @@ async def test_cli_errors_are_one_line(cli, tmp_path):
     assert bad.code == 2 and bad.err.strip() == "hindsight store: error: importance: 7 is out of range; allowed: 1 to 5"
     not_json = await cli("store", "x", "--metadata", "{oops")
     assert not_json.code == 2 and "argument --metadata: not valid JSON" in not_json.err
+    for args, said in (
+        (("store", "x", "--importance", "4.5"), "argument --importance: invalid int value: '4.5'"),
+        (("list", "--type", "nope"), "argument --type: invalid choice: 'nope'"),
+        (("token", "make"), "argument action: invalid choice: 'make'"),
+        (("frobnicate",), "invalid choice: 'frobnicate'"),
+    ):
+        usage = await cli(*args)  # argparse's own errors: one line too, no usage block
+        assert usage.code == 2 and said in usage.err and len(usage.err.strip().splitlines()) == 1, usage.err
+        assert "--help)" in usage.err and "usage:" not in usage.err
+    empty = await cli("stats")
+    assert empty.code == 0 and "last maintenance runs: none yet" in empty.out
 
 
 async def test_import_is_a_restore_no_filter_no_dedup_no_expiry(cli, db_url, tmp_path):
@@ -330,3 +343,12 @@ def test_the_installed_script_runs(db_url, tmp_path):
     )
     assert listed.returncode == 0 and stored.stdout.strip()[:8] in listed.stdout
     assert listed.stderr == "", listed.stderr  # quiet by default: no library logs
+
+
+async def test_plain_store_says_what_it_flagged(cli):
+    first = await cli("store", "The staging server is staging-01.example.com.", "--type", "semantic")
+    assert first.code == 0 and first.err == ""
+    second = await cli("store", "The staging server is now staging-02.example.com.", "--type", "semantic")
+    assert second.code == 0 and len(second.out.strip()) == 36  # the id alone on stdout
+    assert f"likely outdated by this one: {first.out.strip()[:8]}" in second.err
+    assert f"--replaced-by {second.out.strip()}" in second.err
