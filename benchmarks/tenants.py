@@ -136,8 +136,9 @@ async def prepare(url: str, plan, texts, vectors, rebuild: bool) -> dict:
             return {"rows": have, "index_s": await build_index(db), "reused": "rows"}
         await db.pool.execute("TRUNCATE memories CASCADE")
         await db.pool.execute("DROP INDEX IF EXISTS memories_embedding_hnsw")
-        for r in await db.fetch("agent_indexes"):  # the agents' own, from a run before
-            await db.pool.execute(f'DROP INDEX "{r["name"]}"')
+        async with db.session("dropping agent indexes") as session:  # the agents' own, from a run before
+            for r in await session.fetch("agent_indexes"):
+                await session.execute_built("agent_index_drop", r["name"])
         load_s = await load(db, plan, texts, vectors)
         index_s = await build_index(db)
         return {"rows": want, "load_s": load_s, "index_s": index_s, "reused": False}

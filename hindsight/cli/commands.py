@@ -379,9 +379,10 @@ async def cmd_token(args, s: Services) -> int:
         if not args.which:
             raise InvalidInput("token", "revoke needs the token's id or name")
         done = await tokens.revoke(s.db, args.which)
-        _json(done) if args.json else print(
-            "\n".join(f"revoked {r['id'][:8]} ({r['name'] or 'no name'})" for r in done["revoked"])
-        )
+        if args.json:
+            _json(done)
+        else:
+            print("\n".join(f"revoked {r['id'][:8]} ({r['name'] or 'no name'})" for r in done["revoked"]))
         return 0
     listed = await tokens.listed(s.db)
     if args.json:

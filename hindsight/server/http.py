@@ -31,9 +31,8 @@ def security(host: str, port: int, names: tuple[str, ...] = ()) -> TransportSecu
     bound, plus the names clients use (--allow-host: a load balancer's, a compose service's);
     browsers' Origin only from those."""
     bound = LOOPBACK if host in LOOPBACK else (host,)
-    hosts = [f"{h}:{port}" for h in (*bound, *names)] + [n for n in names if ":" in n.strip("[]")]
-    hosts = [f"[{h.rsplit(':', 1)[0]}]:{port}" if h.startswith("::") else h for h in hosts]
-    hosts += list(names)  # behind a proxy on the default port, Host has no port
+    hosts = [f"[{h}]:{port}" if ":" in h else f"{h}:{port}" for h in bound]  # an IPv6 address in brackets
+    hosts += [f"{n}:{port}" for n in names] + list(names)  # behind a proxy on its default port, no port
     allowed = [f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=allowed)
 

@@ -12,6 +12,7 @@ serves one stdio session, so the roots are held here, not per connection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import warnings
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ClientCapabilities, NotificationParams, RootsCapability
 
+from ..errors import InvalidInput
 from ..rules import projects
 from ..rules import validate as v
 
@@ -38,11 +40,9 @@ def name_of_root(uri: str) -> tuple[str, str] | None:
     found = [(projects.from_remote(url), "git remote")] if url else []
     found.append((projects.from_folder(path), "folder"))
     for name, source in found:
-        try:
+        with contextlib.suppress(InvalidInput):  # a name with control characters: try the next
             if name and v.project(name, allow_global=False):
                 return name, source
-        except Exception:  # a name with control characters: try the next
-            continue
     return None
 
 
@@ -72,7 +72,6 @@ class OpenProjects:
         self.default = default  # HINDSIGHT_PROJECT
         self.names: tuple[str, ...] | None = None  # None: not known (never asked, or no roots)
         self._asking: asyncio.Task | None = None
-        self.asked = 0
 
     def register(self, mcp: MCPServer) -> None:
         server = mcp._lowlevel_server
@@ -84,7 +83,6 @@ class OpenProjects:
             self._asking = asyncio.ensure_future(self._ask(ctx.session, ctx.lifespan_context))
 
     async def _ask(self, session: Any, services: Any) -> None:
-        self.asked += 1
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the SDK marks roots deprecated for a future protocol

@@ -11,9 +11,8 @@ RETURNING id, created_at;
 SELECT id, agent_id, allowed_agents, expires_at, revoked_at, last_used FROM hindsight_tokens WHERE token_hash = $1;
 
 -- name: token_used
--- Note that token $1 was used at $2 (kept to the minute: one write a minute at most).
-UPDATE hindsight_tokens SET last_used = $2::timestamptz
-WHERE id = $1 AND (last_used IS NULL OR last_used < $2::timestamptz - interval '1 minute');
+-- Note that token $1 was used at $2 (store/tokens.py writes it at most once a minute).
+UPDATE hindsight_tokens SET last_used = $2 WHERE id = $1;
 
 -- name: token_list
 -- Every token, newest first (never the hash).
