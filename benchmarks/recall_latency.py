@@ -126,7 +126,7 @@ async def plans(db, recall, agent, query):
     async with db.pool.acquire() as conn:
         for name, args in (
             ("channel_keyword", (*filters, 50, keyword_text(query), 1000)),
-            ("recall_candidates", (*filters, 50, vec, False, [], [])),
+            ("recall_vector", (*filters, 50, vec, False)),
         ):
             rows = await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + queries.get(name), *args)
             out[name] = [r[0] for r in rows]

@@ -72,7 +72,7 @@ class Services:
 
     @cached_property
     def async_embedder(self) -> AsyncEmbedder:
-        return AsyncEmbedder(self.embedder)
+        return AsyncEmbedder(self.embedder, remember=QUERY_VECTORS)
 
     @cached_property
     def memories(self) -> Memories:
@@ -117,6 +117,9 @@ class Services:
         return acting_for(pinned, given)
 
 
+QUERY_VECTORS = 256  # recent questions whose embedding is kept (a repeat is not embedded again)
+
+
 @contextlib.asynccontextmanager
 async def opened(
     settings: Settings,
@@ -126,10 +129,12 @@ async def opened(
     heal: Callable | None = None,
     load_embedder: bool = False,
     count_access: bool = False,
+    warm_recall: bool = False,
 ) -> AsyncIterator[Services]:
     """The services over a pool of `pool_size`. `load_embedder`: before the pool opens, so
-    an embedder that cannot load fails first. `count_access`: recall's hits are counted by
-    a background task, flushed once more at the end."""
+        an embedder that cannot load fails first. `count_access`: recall's hits are counted by
+        a background task, flushed once more at the end. `warm_recall`: recall's lexicon is
+    built in the background at once, not at the first question."""
     embedder = embed.create(settings) if load_embedder else None
     db = await Database.open(url, max_size=pool_size, heal=heal)
     try:
@@ -142,9 +147,12 @@ async def opened(
     services = Services(settings, db, url, on_access=access.record if access else None, reads=reads)
     if embedder is not None:
         services.embedder = embedder
+    warming = asyncio.create_task(services.recall.warm()) if warm_recall else None
     try:
         yield services
     finally:
+        if warming is not None:
+            warming.cancel()
         if bookkeeping is not None:
             bookkeeping.cancel()
             with contextlib.suppress(Exception):
@@ -167,7 +175,7 @@ def serving(settings: Settings, url: str) -> contextlib.AbstractAsyncContextMana
     """The MCP server's services: recall runs its channels side by side (8 connections), the
     embedded database is healed if it stops under us, recall's hits are counted."""
     heal = embedded.healer(settings.home) if settings.database_url is None else None
-    return opened(settings, url, pool_size=8, heal=heal, load_embedder=True, count_access=True)
+    return opened(settings, url, pool_size=8, heal=heal, load_embedder=True, count_access=True, warm_recall=True)
 
 
 def showing(settings: Settings, url: str) -> contextlib.AbstractAsyncContextManager[Services]:

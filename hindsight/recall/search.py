@@ -7,16 +7,17 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, NamedTuple, Protocol
 
 import numpy as np
 
 from ..config import local_zone
 from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
-from ..rules import scoring, timeparse
+from ..rules import bilingual, scoring, timeparse
 from ..rules.text import cjk_share, estimate_tokens, keyword_text
 from ..store.records import row_to_dict
+from . import lexicon
 from .request import Hints, Request, check
 
 CANDIDATES = 50  # per channel
@@ -27,6 +28,7 @@ FAILED_OUTCOMES = ("failure", "failed", "error")
 
 AccessHook = Callable[[str, list, datetime], None]
 RERANK_DEPTH = 3  # a reranker sees top_k × this many ranked candidates
+STRONG_RANK = 20  # a channel's best this many bring their session neighbours
 
 
 class Reranker(Protocol):
@@ -54,6 +56,7 @@ class Recall:
         self.tz = tz or local_zone()
         self._decay_clock: tuple[float, datetime | None] = (0.0, None)
         self._plans: dict[str, tuple[float, bool]] = {}  # agent -> (when, exact scan?)
+        self._words: bilingual.Lexicon | None = None
         self.timings: dict[str, float] = {}  # ms per stage of the last call (benchmarks read it)
 
     async def retrieve(self, agent_id: Any, query: Any, **options: Any) -> dict[str, Any]:
@@ -89,33 +92,27 @@ class Recall:
             self._decay_clock = (time.monotonic(), computed)
         return computed is None or as_of >= computed - timedelta(days=1)
 
-    async def _candidates(self, req: Request, window: timeparse.Window | None, use_decay: bool) -> tuple[list, dict]:
-        """The keyword channels run while the query is embedded; then one statement
-        brings every candidate with its features."""
+    async def _candidates(
+        self, req: Request, window: timeparse.Window | None, use_decay: bool
+    ) -> tuple[list, "_Found"]:
+        """While the query is embedded: the keyword channels, then the rows of what they
+        found. Then the vector channel (and the hints' channels), and the rows of what it
+        found that are not in hand yet. Returns the rows, and what the channels said of them."""
         filters = req.filters if use_decay else req.filters._replace(min_decay=0.0)
-        text = keyword_text(req.query)
-        early = [self.db.fetch("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM)]
-        if req.include_shared:
-            early.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
-        early.append(self._exact_scan(req.agent_id))
+        early = [
+            asyncio.ensure_future(self._keyword_rows(req, filters)),
+            asyncio.ensure_future(self._exact_scan(req.agent_id)),
+        ]
         began = time.perf_counter()
-        tasks = [asyncio.ensure_future(aw) for aw in early]
         try:
             vector = await self.embedder.query(req.query)
             embedded_at = time.perf_counter()
-            *keyword, exact = await asyncio.gather(*tasks)
+            (found, rows), exact = await asyncio.gather(*early)
         except BaseException:
-            for task in tasks:
+            for task in early:
                 task.cancel()
             raise
         waited_at = time.perf_counter()
-        found = {(req.agent_id, r["id"]): ("keyword", float(r["score"])) for r in keyword[0]}
-        if len(keyword) > 1:  # another agent's shared memory: ts_rank_cd, not BM25; counted at half
-            best = max((float(r["score"]) for r in keyword[1]), default=0.0) or 1.0
-            top = max((s for _, s in found.values()), default=1.0)
-            for r in keyword[1]:
-                found.setdefault((r["agent_id"], r["id"]), ("shared_keyword", 0.5 * top * float(r["score"]) / best))
-        agents, ids = [agent for agent, _ in found], [mid for _, mid in found]
         if window or req.tools or req.session_id or req.task_type:
             hints = Hints(
                 window_start=window.start if window else None,
@@ -124,17 +121,73 @@ class Recall:
                 session_id=req.session_id,
                 task_type=req.task_type,
             )
-            rows = await self.db.fetch(
-                "recall_candidates_hinted", *filters, CANDIDATES, vector, exact, *hints, agents, ids
-            )
+            near = await self.db.fetch("recall_vector_hinted", *filters, CANDIDATES, vector, exact, *hints)
         else:
-            rows = await self.db.fetch("recall_candidates", *filters, CANDIDATES, vector, exact, agents, ids)
+            near = await self.db.fetch("recall_vector", *filters, CANDIDATES, vector, exact)
+        vector_at = time.perf_counter()
+        nearest: dict[tuple, float] = {}  # what the vector channel found -> cosine to the query
+        missing: dict[tuple, bool] = {}  # keys to fetch -> strong (their neighbours too)
+        for r in near:
+            key = (r["agent_id"], r["id"])
+            strong = r["strong"] if "strong" in r.keys() else r["rank"] <= STRONG_RANK
+            if r["similarity"] is not None:
+                nearest[key] = float(r["similarity"])
+            held = rows.get(key)
+            if held is None or (strong and not held[1]):
+                missing[key] = missing.get(key, False) or strong
+        if missing:
+            _merge(rows, await self._rows(filters, missing), missing)
         self.timings = {
             "embed": (embedded_at - began) * 1000,
             "keyword_wait": (waited_at - embedded_at) * 1000,
+            "vector_sql": (vector_at - waited_at) * 1000,
+            "rows_sql": (time.perf_counter() - vector_at) * 1000,
             "candidates_sql": (time.perf_counter() - waited_at) * 1000,
         }
-        return rows, found
+        query = _unit(vector)
+        cosines = {  # key -> (cosine to the query, found by the vector channel)
+            key: (nearest[key], True) if key in nearest else (float(_unit(row["embedding"]) @ query), False)
+            for key, (row, _) in rows.items()
+        }
+        return [row for row, _ in rows.values()], _Found(found, cosines)
+
+    async def _keyword_rows(self, req: Request, filters) -> tuple[dict, dict]:
+        """The keyword channels (BM25 over the agent's memories, with the query's words in
+        the other language; full text over other agents' shared ones), then their rows."""
+        text = keyword_text(req.query)
+        other = bilingual.translate(bilingual.query_words(text), await self._lexicon())
+        channels = [
+            self.db.fetch(
+                "channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM, other, self.weights.translated
+            )
+        ]
+        if req.include_shared:
+            channels.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
+        keyword = await asyncio.gather(*channels)
+        found = {(req.agent_id, r["id"]): ("keyword", float(r["score"])) for r in keyword[0]}
+        if len(keyword) > 1:  # another agent's shared memory: ts_rank_cd, not BM25; counted at half
+            best = max((float(r["score"]) for r in keyword[1]), default=0.0) or 1.0
+            top = max((s for _, s in found.values()), default=1.0)
+            for r in keyword[1]:
+                found.setdefault((r["agent_id"], r["id"]), ("shared_keyword", 0.5 * top * float(r["score"]) / best))
+        wanted = {key: rank < STRONG_RANK for rank, key in enumerate(found)}
+        rows: dict[tuple, tuple] = {}  # key -> (row, strong)
+        if wanted:
+            _merge(rows, await self._rows(filters, wanted), wanted)
+        return found, rows
+
+    async def _rows(self, filters, wanted: dict[tuple, bool]) -> list:
+        agents, ids, strong = [a for a, _ in wanted], [i for _, i in wanted], list(wanted.values())
+        return await self.db.fetch("recall_rows", *filters, CANDIDATES, agents, ids, strong)
+
+    async def _lexicon(self) -> bilingual.Lexicon:
+        """The bilingual lexicon, built off the event loop the first time (warm() at start)."""
+        if self._words is None:
+            self._words = await asyncio.to_thread(lexicon.load)
+        return self._words
+
+    async def warm(self) -> None:
+        await self._lexicon()
 
     async def _exact_scan(self, agent_id: str) -> bool:
         """Whether the vector channel scans the agent's rows exactly (scoring.vector_plan),
@@ -149,7 +202,7 @@ class Recall:
         return exact
 
     def _rank(
-        self, req: Request, rows: list, found: dict, window: timeparse.Window | None, use_decay: bool
+        self, req: Request, rows: list, found: "_Found", window: timeparse.Window | None, use_decay: bool
     ) -> list[dict[str, Any]]:
         """Candidates ranked, best first, as hits (built lazily: callers keep the first few)."""
         cands = [_candidate(r, req, found, window) for r in rows]
@@ -176,9 +229,16 @@ class _LazyHits:
         return [_hit(self.rows[c.id], c) for c in self.ranked[part]]
 
 
-def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) -> scoring.Candidate:
+class _Found(NamedTuple):
+    keyword: dict  # key -> (keyword channel, score)
+    cosines: dict  # key -> (cosine to the query, found by the vector channel)
+
+
+def _candidate(row, req: Request, found: _Found, window: timeparse.Window | None) -> scoring.Candidate:
     meta = row["metadata"] or {}
-    channel, keyword = found.get((row["agent_id"], row["id"]), (None, 0.0))
+    key = (row["agent_id"], row["id"])
+    channel, keyword = found.keyword.get(key, (None, 0.0))
+    similarity, by_vector = found.cosines[key]
     tools_used = meta.get("tools_used") if isinstance(meta.get("tools_used"), list) else []
     uses_tool = bool(req.tools) and any(isinstance(t, str) and t.lower() in req.tools for t in tools_used)
     same_session = bool(
@@ -189,7 +249,7 @@ def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) 
     channels = {
         name
         for name, on in (
-            ("vector", row["by_vector"]),
+            ("vector", by_vector),
             ("time", in_window),
             ("tools", uses_tool),
             ("recent", same_session),
@@ -201,7 +261,7 @@ def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) 
     failed = uses_tool and (meta.get("outcome") in FAILED_OUTCOMES or "error" in meta)
     return scoring.Candidate(
         id=row["id"],
-        similarity=float(row["similarity"]),
+        similarity=similarity,
         keyword=keyword,
         created_at=row["created_at"],
         memory_type=row["memory_type"],
@@ -228,6 +288,23 @@ def _candidate(row, req: Request, found: dict, window: timeparse.Window | None) 
 def _array(vector: Any) -> np.ndarray:
     """pgvector's Vector (or an array) as float32."""
     return np.asarray(vector.to_numpy() if hasattr(vector, "to_numpy") else vector, dtype=np.float32)
+
+
+def _unit(vector: Any) -> np.ndarray:
+    v = _array(vector)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm > 0 else v
+
+
+def _merge(rows: dict[tuple, tuple], fetched: list, wanted: dict[tuple, bool]) -> None:
+    """Fetched rows into `rows` (key -> (row, strong)): a seed fetched as strong (its
+    neighbours named) wins over the same memory fetched as a neighbour or a weak seed."""
+    for record in fetched:
+        key = (record["agent_id"], record["id"])
+        strong = wanted.get(key, False)
+        held = rows.get(key)
+        if held is None or (strong and not held[1]):
+            rows[key] = (record, strong)
 
 
 def _minutes(value: Any) -> float | None:

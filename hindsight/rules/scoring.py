@@ -65,6 +65,7 @@ def vector_plan(agent_rows: int, all_rows: int) -> str:
 @dataclass(frozen=True)
 class Weights:
     alpha: float = 0.6  # dense vs keyword in relevance
+    translated: float = 1.0  # a query word's other-language word, in BM25 (rules/bilingual.py)
     dense_span: float = 0.1  # cosines are scaled over at least this range (a few candidates
     # must not turn a 0.01 difference into 0 vs 1)
     cross_lingual: float = 0.04  # cosine added across languages (e5's same-language bias)

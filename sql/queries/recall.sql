@@ -1,6 +1,7 @@
 -- The recall statements. Each is one statement a DBA can run by hand; hindsight/recall/search.py
--- runs the keyword channel while the query is being embedded, then recall_candidates, and
--- ranks what comes back (hindsight/rules/scoring.py).
+-- runs the keyword channels and then recall_rows for what they found while the query is being
+-- embedded, then recall_vector (or recall_vector_hinted) and recall_rows for the rows it does
+-- not have yet, and ranks what comes back (hindsight/rules/scoring.py).
 -- Parameters shared by all (hindsight/recall/request.py: Filters, then the limit):
 --   $1 agent          $2 include shared   $3 as_of (what was current then)
 --   $4 memory_type    $5 tags (all of)    $6 metadata containment (jsonb)
@@ -35,15 +36,22 @@ AND ($9::real <= 0 OR (SELECT ms.decay_score FROM memory_state ms
 -- prepared like stored text. Each query term contributes its $13 strongest postings
 -- (impact order: highest tf, then shortest memory); with fewer postings than that, as in
 -- most agents, the ranking is exact. A memory's context words count 0.3 (see 0006).
+-- $14 is the query's words in the other language (hindsight/rules/bilingual.py), each
+-- counted at $15 of a query word; one the agent's memories do not hold costs nothing.
 WITH query_terms AS (
-    SELECT DISTINCT lexeme AS term FROM unnest(to_tsvector('english', $12))
+    SELECT term, max(weight) AS weight FROM (
+        SELECT lexeme AS term, 1.0::float8 AS weight FROM unnest(to_tsvector('english', $12))
+        UNION ALL
+        SELECT lexeme, $15::float8 FROM unnest(to_tsvector('english', $14))
+    ) terms
+    GROUP BY term
 ),
 corpus AS (
     SELECT n_docs::float8 AS n, greatest(total_len::float8 / greatest(n_docs, 1), 1) AS avgdl
     FROM agent_stats WHERE agent_id = $1
 ),
 idf AS (
-    SELECT s.term, ln(1 + (c.n - s.df + 0.5) / (s.df + 0.5)) AS idf
+    SELECT s.term, q.weight * ln(1 + (c.n - s.df + 0.5) / (s.df + 0.5)) AS idf
     FROM term_stats s JOIN query_terms q ON s.term = q.term, corpus c
     WHERE s.agent_id = $1 AND s.df > 0
 ),
@@ -94,7 +102,7 @@ LIMIT $11;
 -- agent's own branch then names one agent, which is what lets its index serve it. Plans
 -- are custom, so the branches not chosen are folded away when the statement is planned.
 vector AS (
-    SELECT agent_id, id, row_number() OVER (ORDER BY distance) AS rank FROM (
+    SELECT agent_id, id, distance, row_number() OVER (ORDER BY distance) AS rank FROM (
         SELECT agent_id, id, distance FROM (
             (SELECT agent_id, id, embedding <=> $12 AS distance FROM memories
              WHERE NOT $13::boolean AND agent_id = $1
@@ -162,8 +170,6 @@ seed AS (
 )
 SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
        created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding, project,
-       1 - (embedding <=> $12) AS similarity,
-       EXISTS (SELECT 1 FROM vector v WHERE v.agent_id = memories.agent_id AND v.id = memories.id) AS by_vector,
        w.prev, extract(epoch FROM created_at - w.prev_at) / 60 AS prev_minutes,
        w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes
 FROM wanted w
@@ -173,30 +179,35 @@ CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
 WHERE (memories.agent_id = $1 OR ($2 AND shared))
   --@ recall_filters
 
--- name: recall_candidates
--- Everything ranking needs, in one round trip after the query is embedded ($12): the
--- nearest neighbours, what the keyword channels already found ($14 agents, $15 ids, best
--- first), and their neighbours. recall_candidates_hinted adds what a time window, tools
--- or a session bring; this leaner statement is planned in a third of the time.
-WITH
-  --@ candidate_vector
-, found AS (  -- in the keyword channels' order
-    SELECT agent_id, id, rank FROM unnest($14::text[], $15::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
-), seeds AS (
-    SELECT agent_id, id, rank <= 20 AS strong FROM vector
-    UNION ALL SELECT agent_id, id, rank <= 20 FROM found
+-- name: recall_rows
+-- The rows ranking needs for the seeds $12 (agents), $13 (ids), $14 (strong: their session
+-- neighbours too), with everything ranking reads (candidate_rows). Recall asks it twice: for
+-- what the keyword channels found, while the query is being embedded, and then for what
+-- recall_vector (or recall_vector_hinted) found that it does not have yet.
+WITH seeds AS (
+    SELECT agent_id, id, strong FROM unnest($12::text[], $13::uuid[], $14::boolean[]) AS s(agent_id, id, strong)
+    WHERE $11::int IS NOT NULL  -- the channels' limit does not apply here; named so $11 is typed
 ),
   --@ candidate_rows
 ;
 
--- name: recall_candidates_hinted
--- recall_candidates, plus:
+-- name: recall_vector
+-- The vector channel alone, once the query is embedded ($12; $13 the plan): the nearest
+-- memories' keys, nearest first, with their cosine to the query. Their rows come from
+-- recall_rows; this statement is planned in a fraction of the time a statement that also
+-- fetched them would take.
+WITH
+  --@ candidate_vector
+SELECT agent_id, id, rank, 1 - distance AS similarity FROM vector ORDER BY rank;
+
+-- name: recall_vector_hinted
+-- recall_vector, plus the keys of what the hints bring ("via": the channel; strong: their
+-- session neighbours are fetched too):
 --   window   the memories of the time window the query names ($14 to $15), most similar
 --            first, among its latest 5,000 (exact: a narrow window would starve HNSW);
 --   tools    memories that used a tool the caller names ($16, lower-cased), most similar
 --            first, among the latest 200 of each tool;
---   recent   the latest memories of the caller's session ($17) or task type ($18);
--- with what the keyword channels found in $19 (agents) and $20 (ids).
+--   recent   the latest memories of the caller's session ($17) or task type ($18).
 WITH
   --@ candidate_vector
 , window_ AS (
@@ -231,15 +242,11 @@ WITH
       --@ recall_filters
     ORDER BY created_at DESC
     LIMIT $11
-), found AS (  -- in the keyword channels' order
-    SELECT agent_id, id, rank FROM unnest($19::text[], $20::uuid[]) WITH ORDINALITY AS f(agent_id, id, rank)
-), seeds AS (
-    SELECT agent_id, id, rank <= 20 AS strong FROM vector
-    UNION ALL SELECT agent_id, id, false FROM window_ UNION ALL SELECT agent_id, id, false FROM tool
-    UNION ALL SELECT agent_id, id, true FROM recent UNION ALL SELECT agent_id, id, rank <= 20 FROM found
-),
-  --@ candidate_rows
-;
+)
+SELECT agent_id, id, 'vector' AS via, rank <= 20 AS strong, 1 - distance AS similarity FROM vector
+UNION ALL SELECT agent_id, id, 'window', false, NULL FROM window_
+UNION ALL SELECT agent_id, id, 'tools', false, NULL FROM tool
+UNION ALL SELECT agent_id, id, 'recent', true, NULL FROM recent;
 
 -- name: record_access
 -- Recall's bookkeeping, batched and off the latency path; memory_state is narrow, so this

@@ -77,8 +77,9 @@ SHARED_READS = {  # reference reads: the agent's rows OR the small set every age
     "get_sealed": "the sealed original of a memory the agent may read: its own or a shared one",
     "list_memories": "with include_shared, the shared memories of every agent too; false folds the OR away",
     "channel_shared_keyword": "full-text matches among other agents' shared memories (shared AND agent_id <> $1)",
-    "recall_candidates": "the vector channel and ranking rows: the agent's memories OR ($2 AND shared)",
-    "recall_candidates_hinted": "recall_candidates with hints: also the agent's OR ($2 AND shared)",
+    "recall_vector": "the vector channel: the agent's memories, and with $2 other agents' shared ones",
+    "recall_vector_hinted": "recall_vector with hints: also the agent's OR ($2 AND shared)",
+    "recall_rows": "the candidates' rows by key: the agent's memories OR ($2 AND shared)",
 }
 CROSS_AGENT = {  # run by the operator or the scheduler on the coordinator: multi-shard by design
     "decay_pages": "nightly decay of every agent by heap pages of memory_state: a multi-shard UPDATE",
@@ -554,7 +555,7 @@ def hot_path() -> set[str]:
 
 def test_the_hot_path_is_found():
     names = hot_path()
-    assert {"insert_memory", "recall_candidates", "record_access", "import_memory", "update_memory"} <= names
+    assert {"insert_memory", "recall_vector", "recall_rows", "record_access", "import_memory", "update_memory"} <= names
     assert names <= set(queries.QUERIES), names - set(queries.QUERIES)
 
 

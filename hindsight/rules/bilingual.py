@@ -1,0 +1,155 @@
+"""A Chinese–English lexicon for the keyword channel: pure functions, no I/O.
+
+A Chinese question and the English memory that answers it share no words, and the
+multilingual embedder scores such pairs lower than same-language ones. The keyword query
+therefore also carries the other language's words for the question's words: a Chinese
+word's first English glosses ("超时" → timeout, …), and for an English word the Chinese
+words glossed by exactly that word ("database" → 数据库). The words come from CC-CEDICT
+(hindsight/recall/lexicon.py reads it); this module turns its lines into the two maps and
+a query into its translated words. They count at a weight below the query's own words
+(recall/search.py), and a word no memory holds costs nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .text import CJK
+
+_LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+_PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+_WORD = re.compile(r"[a-z][a-z'-]*[a-z]|[a-z]")
+_SKIP_GLOSS = ("cl:", "surname ", "variant of", "old variant", "see ", "abbr. ", "used in ", "erhua ", "japanese ")
+
+# English words that carry no meaning of their own in a gloss or a question.
+STOP_EN = frozenset(
+    """a an the to of in on at by for with from into onto out up down off over under as and or
+not no nor but if then so than that this these those it its be is are was were been being am
+do does did done have has had having can could may might must shall should will would one ones
+someone something somebody sb sth etc e.g. i.e. oneself oneself's
+what which who whom whose when where why how all any some each every other such very too also
+just only more most less least much many few own same about again further once here there
+i me my we us our you your he him his she her they them their""".split()
+)
+
+GLOSSES_PER_WORD = 3  # a Chinese word's first this many usable glosses
+WORDS_PER_GLOSS = 3  # a gloss with more content words than this is a description, not a translation
+ZH_PER_WORD = 6  # an English word's Chinese words, at most (those no memory holds cost nothing)
+EN_PER_WORD = 6  # a Chinese word's English words, at most
+MAX_ZH_CHARS = 6  # longer entries are set phrases and names, not query words
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    zh_en: dict[str, tuple[str, ...]]  # simplified Chinese word -> English words
+    en_zh: dict[str, tuple[str, ...]]  # English word (lower case) -> Chinese words
+
+    def __len__(self) -> int:
+        return len(self.zh_en)
+
+
+def gloss_words(gloss: str) -> list[str]:
+    """The content words of one CC-CEDICT gloss ("to test (machinery etc)" → ["test"]);
+    [] for a gloss that is a cross-reference, a measure word, a surname or a description
+    (more than WORDS_PER_GLOSS content words)."""
+    low = gloss.lower()
+    if not low or low.startswith(_SKIP_GLOSS) or "|" in low:
+        return []
+    if "(" in low or "[" in low:
+        low = _PAREN.sub(" ", low)
+    words = [w for w in _WORD.findall(low) if w not in STOP_EN and len(w) > 1]
+    return words if len(words) <= WORDS_PER_GLOSS else []
+
+
+def single_word(gloss: str) -> str | None:
+    """The word a gloss is, when it is one word ("server (computer)", "to test"), else None."""
+    low = gloss.lower()
+    if "(" in low:
+        low = _PAREN.sub(" ", low)
+    parts = low.split()
+    if parts and parts[0] in ("to", "a", "an", "the"):
+        parts = parts[1:]
+    if len(parts) == 1 and _WORD.fullmatch(parts[0]) and parts[0] not in STOP_EN:
+        return parts[0]
+    return None
+
+
+def build(lines) -> Lexicon:
+    """The two maps from CC-CEDICT lines (traditional simplified [pinyin] /gloss/…/)."""
+    zh_en: dict[str, list[str]] = {}
+    exact: dict[str, list[tuple[int, int, str]]] = {}  # English word -> (gloss position, glosses, Chinese)
+    for line in lines:
+        if line.startswith("#"):
+            continue
+        m = _LINE.match(line)
+        if m is None:
+            continue
+        simplified = m.group(2)
+        if len(simplified) > MAX_ZH_CHARS or not CJK.search(simplified):
+            continue
+        glosses = m.group(3).split("/")
+        words = zh_en.setdefault(simplified, [])
+        usable = 0
+        for position, gloss in enumerate(glosses):
+            if usable < GLOSSES_PER_WORD:
+                found = gloss_words(gloss)
+                if found:
+                    usable += 1
+                    words.extend(w for w in found if w not in words)
+            if len(simplified) >= 2:
+                one = single_word(gloss)
+                if one is not None:
+                    exact.setdefault(one, []).append((position, len(glosses), simplified))
+    en_zh = {}
+    for word, options in exact.items():
+        chosen: list[str] = []
+        for _, _, zh in sorted(options):
+            if zh not in chosen:
+                chosen.append(zh)
+        en_zh[word] = tuple(chosen[:ZH_PER_WORD])
+    return Lexicon({k: tuple(v[:EN_PER_WORD]) for k, v in zh_en.items() if v}, en_zh)
+
+
+_LATIN = re.compile(r"[A-Za-z]+")
+_QUERY_WORD = re.compile(CJK.pattern + "+|[A-Za-z]+")
+
+
+def _english(word: str, lexicon: Lexicon) -> tuple[str, ...]:
+    """The Chinese words for an English word, as written or without its inflection."""
+    if word in STOP_EN or len(word) < 3:
+        return ()
+    for form in (word, *_base_forms(word)):
+        if form in lexicon.en_zh:
+            return lexicon.en_zh[form]
+    return ()
+
+
+def _base_forms(word: str) -> list[str]:
+    forms = []
+    for ending, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e")):
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            forms.append(word[: -len(ending)] + repl)
+    return forms
+
+
+def query_words(text: str) -> list[str]:
+    """A keyword query's words (its keyword_text): Chinese words and Latin words."""
+    return _QUERY_WORD.findall(text)
+
+
+def translate(words: list[str], lexicon: Lexicon) -> str:
+    """The other language's words for a query's words (Chinese words as segmented for the
+    keyword index, English words as written): space-separated, each once, none of the
+    query's own."""
+    own = {w.lower() for w in words}
+    out: list[str] = []
+    for word in words:
+        if CJK.search(word):  # a single character has too many senses to translate
+            found = lexicon.zh_en.get(word, ()) if len(word) > 1 else ()
+        elif _LATIN.fullmatch(word):
+            found = _english(word.lower(), lexicon)
+        else:
+            found = ()
+        out.extend(w for w in found if w not in own and w not in out)
+    return " ".join(out)

@@ -1,0 +1,67 @@
+"""The bilingual lexicon of the keyword channel (hindsight/rules/bilingual.py)."""
+
+from hindsight.recall import lexicon
+from hindsight.rules import bilingual
+from hindsight.rules.text import keyword_text
+
+LINES = [
+    "# CC-CEDICT (a comment line)",
+    "測試 测试 [ce4 shi4] /to test (machinery etc)/to test (students)/test/quiz/exam/beta (software)/",
+    "服務器 服务器 [fu2 wu4 qi4] /server (computer)/CL:臺|台[tai2]/",
+    "伺服器 伺服器 [si4 fu2 qi4] /server (computer)/",
+    "超時 超时 [chao1 shi2] /to exceed the time limit/(to work) overtime/(computing) timeout/",
+    "修 修 [xiu1] /surname Xiu/to decorate/to repair/to build/to write/",
+    "為了 为了 [wei4 le5] /in order to/for the purpose of/so as to/",
+    "訂單 订单 [ding4 dan1] /(purchase) order/",
+    "3P 3P [san1 P] /(slang) threesome/",
+    "not a cedict line",
+]
+
+
+def lex():
+    return bilingual.build(LINES)
+
+
+def test_glosses_give_content_words_and_skip_references():
+    assert bilingual.gloss_words("to test (machinery etc)") == ["test"]
+    assert bilingual.gloss_words("CL:個|个[ge4]") == []
+    assert bilingual.gloss_words("surname Xiu") == []
+    assert bilingual.gloss_words("variant of 修[xiu1]") == []
+    # a description, not a translation
+    assert bilingual.gloss_words("the flower of a plant that grows in wet places near rivers") == []
+
+
+def test_chinese_words_map_to_their_first_glosses():
+    found = lex()
+    assert found.zh_en["测试"] == ("test",)  # the first three usable glosses, each word once
+    assert found.zh_en["服务器"] == ("server",)  # parentheses are notes, not translations
+    assert found.zh_en["超时"] == ("exceed", "time", "limit", "overtime", "timeout")
+    assert found.zh_en["修"] == ("decorate", "repair", "build")  # not the surname
+    assert "3P" not in found.zh_en  # no Chinese in it
+
+
+def test_english_words_map_to_the_chinese_glossed_by_exactly_that_word():
+    found = lex()
+    assert set(found.en_zh["server"]) == {"服务器", "伺服器"}
+    assert found.en_zh["order"] == ("订单",)  # "in order to" is not the word "order"
+    assert "purpose" not in found.en_zh
+
+
+def test_a_query_gets_the_other_languages_words_once_and_none_of_its_own():
+    found = lex()
+    assert bilingual.translate(["测试", "服务器", "test"], found) == "server"
+    assert bilingual.translate(["orders", "the", "tests"], found) == "订单 测试"
+    assert bilingual.translate(["BatchEta", "xyz"], found) == ""
+
+
+def test_query_words_are_the_keyword_texts_chinese_and_latin_words():
+    assert bilingual.query_words(keyword_text("测试服务器 on prod-01")) == ["测试", "服务器", "on", "prod", "prod"]
+
+
+def test_the_shipped_lexicon_translates_both_ways():
+    found = lexicon.load()
+    assert len(found) > 50_000
+    zh = bilingual.translate(bilingual.query_words(keyword_text("测试服务器地址是什么")), found).split()
+    assert {"test", "server", "address"} <= set(zh)
+    en = bilingual.translate(bilingual.query_words(keyword_text("Where is the metadata database?")), found).split()
+    assert {"元数据", "数据库"} <= set(en)
