@@ -212,8 +212,18 @@ class Recall:
         def similar(a: object, b: object) -> float:
             return float(_array(embeddings[a]) @ _array(embeddings[b]))
 
+        words = self._words
+
+        def translate(ws: list[str]) -> list[str]:
+            return bilingual.translate(ws, words).split() if words is not None else []
+
         ranked = scoring.rank(
-            cands, query_cjk=cjk_share(req.query), similar=similar, weights=self.weights, use_decay=use_decay
+            cands,
+            query_cjk=cjk_share(req.query),
+            similar=similar,
+            weights=self.weights,
+            use_decay=use_decay,
+            translate=translate,
         )
         by_id = {r["id"]: r for r in rows}
         return _LazyHits(ranked, by_id)

@@ -119,13 +119,14 @@ def _english(word: str, lexicon: Lexicon) -> tuple[str, ...]:
     """The Chinese words for an English word, as written or without its inflection."""
     if word in STOP_EN or len(word) < 3:
         return ()
-    for form in (word, *_base_forms(word)):
+    for form in (word, *base_forms(word)):
         if form in lexicon.en_zh:
             return lexicon.en_zh[form]
     return ()
 
 
-def _base_forms(word: str) -> list[str]:
+def base_forms(word: str) -> list[str]:
+    """An English word without its inflection, each way it may come off ("crashes" → crash, crashe)."""
     forms = []
     for ending, repl in (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e")):
         if word.endswith(ending) and len(word) - len(ending) >= 3:

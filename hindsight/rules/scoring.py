@@ -19,11 +19,11 @@ an irrelevant one above a relevant one.
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
    (a reply often holds what its question asked).
-4. Outdated: a fact or procedure that a newer, nearly as relevant memory about the same
-   thing (cosine ≥ `outdated_similarity`) says has changed ("now", "moved to", "改成"),
-   or that a newer memory named as likely replaced when it was stored, drops to a third
-   of it — an unlinked change ranks under its successor, and recall
-   names the successor (`possibly_outdated_by`).
+4. Outdated: a fact or procedure that a newer, nearly as relevant memory says has changed
+   ("now", "moved to", "改成"; about the same thing, by hindsight/rules/changes.py: a
+   cosine floor for the pair's scripts and shared subject words), or that a newer memory
+   named as likely replaced when it was stored, drops to a third of it — an unlinked
+   change ranks under its successor, and recall names the successor (`possibly_outdated_by`).
 5. Small priors: importance ±2 % a step, decay (0.85 + 0.15 · decay_score), 0.85 for
    memories the guard marked low-trust. No length prior: a short fact is a real fact.
 6. Project: with a project open (the client's roots), another project's memory counts at
@@ -37,10 +37,11 @@ checked against the plain-vector baseline per category; see benchmarks/README.md
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Callable, Iterable, Sequence
+
+from .changes import ChangeRule, Translate, says_changed, states_change
 
 RECALL_CUT = 0.3  # default min_decay_score: below it a memory leaves default recall (it stays stored)
 
@@ -77,7 +78,7 @@ class Weights:
     close_context: float = 0.3  # neighbour written within `close_minutes` in the session
     session_context: float = 0.2  # any neighbour in the session
     close_minutes: float = 10.0
-    outdated_similarity: float = 0.90
+    changes: ChangeRule = ChangeRule()  # when a newer memory says an older one changed
     outdated_relevance: float = 0.85  # the newer memory must be at least this relevant (share)
     outdated_factor: float = 0.3  # the older one ends at most this share of the newer
     linked_relevance: float = 0.5  # ... when the newer named it at write time (likely_replaces)
@@ -171,7 +172,12 @@ def context(cands: Sequence[Candidate], w: Weights) -> None:
             c.channels.add("context")
 
 
-def outdated(cands: list[Candidate], similar: Callable[[object, object], float], w: Weights) -> None:
+def outdated(
+    cands: list[Candidate],
+    similar: Callable[[object, object], float],
+    w: Weights,
+    translate: Translate | None = None,
+) -> None:
     """An older fact or procedure under a newer memory that says it changed sinks below it:
     one the newer named when it was stored (likely_replaces), or one it is very similar to
     while nearly as relevant to this query."""
@@ -190,7 +196,7 @@ def outdated(cands: list[Candidate], similar: Callable[[object, object], float],
                 hit = (
                     new.score >= w.outdated_relevance * old.score
                     and states_change(new.text)
-                    and similar(old.id, new.id) >= w.outdated_similarity
+                    and says_changed(old.text, new.text, similar(old.id, new.id), w.changes, translate)
                 )
             if hit:
                 old.score = min(old.score, w.outdated_factor * new.score)
@@ -219,29 +225,17 @@ def rank(
     similar: Callable[[object, object], float],
     weights: Weights | None = None,
     use_decay: bool = True,
+    translate: Translate | None = None,
 ) -> list[Candidate]:
-    """Score every candidate; best first."""
+    """Score every candidate; best first. `translate`: a word's glosses in the other
+    language (rules/changes.py: subject words across scripts)."""
     w = weights or Weights()
     relevance(cands, query_cjk, w)
     evidence(cands, w)
     context(cands, w)
-    outdated(cands, similar, w)
+    outdated(cands, similar, w, translate)
     priors(cands, w, use_decay)
     return sorted(cands, key=lambda c: (-c.score, c.created_at or datetime.min))
-
-
-# Words that say a fact changed: what a newer memory writes when it replaces an older one.
-_CHANGE = re.compile(
-    r"(?i)\b(?:now|no longer|not any more|anymore|instead(?: of)?|replaced|replaces|switched|moved|migrated"
-    r"|is gone|are gone|removed|decommissioned|deprecated|retired|dropped|from now on|going forward"
-    r"|changed to|these days|nowadays|superseded|no more)\b"
-    r"|现在|已经|换成|改成|改为|改用|换到|迁到|迁移到|不再|不用了|下线|废弃|取代|替换|以后都|从此"
-)
-
-
-def states_change(text: str) -> bool:
-    """Whether a memory's text says that something changed (EN and ZH)."""
-    return bool(_CHANGE.search(text))
 
 
 def confidence(similarity: float, channels: Iterable[str]) -> float:

@@ -20,13 +20,24 @@ from ..data.columns import MemoryUpdate
 from ..data.db import Database, Reader, Tx
 from ..embedders.base import AsyncEmbedder
 from ..errors import InvalidInput, NotFound
-from ..rules import privacy
+from ..recall import lexicon
+from ..rules import bilingual, changes, privacy
 from ..rules import validate as v
 from ..rules.text import content_hash
 from . import write
 from .prepare import Prepared, WritePolicy, prepare, prepare_with_key, search_text
 from .records import iso, row_to_dict
 from .write import MAX_TTL_SECONDS as MAX_TTL_SECONDS  # the largest ttl_seconds, for the tools' schema
+
+
+async def _translator(content: str):
+    """Words' glosses in the other language, for telling whether this memory says an older
+    one changed across scripts (rules/changes.py); the lexicon is built off the event loop
+    the first time, and only for a memory that says something changed."""
+    if not changes.states_change(content):
+        return None
+    words = await anyio.to_thread.run_sync(lexicon.load)
+    return lambda ws: bilingual.translate(ws, words).split()
 
 
 class Memories:
@@ -55,12 +66,15 @@ class Memories:
             prepare_with_key, self.policy, w.content, w.metadata, w.sensitive, w.memory_type, w.session_id, w.from_tool
         )
         vector = await self.embedder.passage(p.content)
+        translate = await _translator(p.content)
         async with self.db.transaction("storing a memory") as tx:
             await tx.fetchrow("begin_write", w.agent_id, w.call, w.reason)
-            stored = await self._write(tx, w, p, words, vector)
-        return write.report(stored, p, self.policy.conflict_threshold)
+            stored = await self._write(tx, w, p, words, vector, translate)
+        return write.report(stored, p, self.policy.conflict_threshold, translate)
 
-    async def _write(self, tx: Tx, w: write.Write, p: Prepared, words: tuple[str, ...], vector) -> write.Stored:
+    async def _write(
+        self, tx: Tx, w: write.Write, p: Prepared, words: tuple[str, ...], vector, translate=None
+    ) -> write.Stored:
         """Under the agent's write lock: supersede, then reinforce a duplicate or insert."""
         new_id = uuid.uuid4()
         replaced = await write.targets(tx, w.agent_id, w.supersedes, w.slot)
@@ -75,8 +89,7 @@ class Memories:
         if dup_id is not None:
             row = await write.reinforce(tx, w, p, dup_id)
         else:
-            threshold = self.policy.conflict_threshold
-            likely = write.likely_replaced(near, p.content, w.created or w.now, threshold, replaced)
+            likely = write.likely_replaced(near, p.content, w.created or w.now, replaced, translate)
             row = await write.insert(tx, w, p, vector, new_id, likely)
             if row is None:  # the unique index found a current twin (a writer outside the lock)
                 dup_id = keep_id = await write.twin(tx, w, p)

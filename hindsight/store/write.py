@@ -13,8 +13,9 @@ from typing import Any
 from ..data.columns import NewMemory
 from ..data.db import Tx
 from ..errors import InvalidInput
-from ..rules import dedup, policy, projects, scoring
+from ..rules import changes, dedup, policy, projects
 from ..rules import validate as v
+from ..rules.changes import Translate
 from ..rules.text import content_hash, indexed_text
 from .prepare import Prepared
 from .records import iso, row_to_dict
@@ -213,29 +214,42 @@ async def twin(tx: Tx, w: Write, p: Prepared) -> uuid.UUID:
     return await tx.fetchval("find_exact_duplicate", w.agent_id, w.memory_type, p.dedup_key)
 
 
-def likely_replaced(near: list, content: str, created: datetime, threshold: float, replaced) -> list:
-    """Older current facts and procedures about the same thing (cosine >= the conflict
-    threshold) that a new memory saying something changed probably replaces."""
-    if not scoring.states_change(content):
+def likely_replaced(near: list, content: str, created: datetime, replaced, translate: Translate | None) -> list:
+    """Older current facts and procedures that a new memory saying something changed
+    probably replaces (hindsight/rules/changes.py: a cosine floor for the pair's scripts,
+    shared subject words)."""
+    if not changes.states_change(content):
         return []
     return [
         n["id"]
         for n in near
-        if n["similarity"] >= threshold
-        and n["id"] not in replaced
+        if n["id"] not in replaced
         and n["memory_type"] in ("semantic", "procedural")
         and n["created_at"] < created
+        and changes.says_changed(n["content"], content, float(n["similarity"]), RULE, translate)
     ]
 
 
-def conflicts(near: list, row) -> list[dict[str, Any]]:
-    """Similar current memories the new one may contradict, most similar first: older ones
-    are marked `older` (the new memory outranks them when it says something changed:
-    `likely_outdated`)."""
-    changes = scoring.states_change(row["content"])
+def conflicts(near: list, row, threshold: float, translate: Translate | None) -> list[dict[str, Any]]:
+    """Similar current memories the new one may contradict, most similar first: at least
+    `threshold` similar and about the same thing (shared subject words), or likely replaced
+    by it. Older ones are marked `older` (the new memory outranks them when it says they
+    changed: `likely_outdated`)."""
     out = []
+    new_words = None
     for n in near:
         older = n["created_at"] < row["created_at"]
+        outdated = (
+            older
+            and n["memory_type"] in ("semantic", "procedural")
+            and changes.says_changed(n["content"], row["content"], float(n["similarity"]), RULE, translate)
+        )
+        if not outdated:
+            if n["similarity"] < threshold:
+                continue
+            new_words = new_words or changes.subject_words(row["content"], translate)
+            if changes.shared_share(changes.subject_words(n["content"], translate), new_words) < RULE.shared:
+                continue  # similar wording about something else (e5 rates unrelated Chinese pairs high)
         out.append(
             {
                 "id": str(n["id"]),
@@ -245,10 +259,13 @@ def conflicts(near: list, row) -> list[dict[str, Any]]:
                 "similarity": round(float(n["similarity"]), 3),
                 "created_at": n["created_at"].isoformat(),
                 "older": older,
-                "likely_outdated": bool(older and changes and n["memory_type"] in ("semantic", "procedural")),
+                "likely_outdated": bool(outdated),
             }
         )
     return out
+
+
+RULE = changes.ChangeRule()
 
 
 @dataclass
@@ -263,7 +280,7 @@ class Stored:
     near: list
 
 
-def report(s: Stored, p: Prepared, conflict_threshold: float) -> dict[str, Any]:
+def report(s: Stored, p: Prepared, conflict_threshold: float, translate: Translate | None = None) -> dict[str, Any]:
     """store_memory's answer: {id, status, memory, ...}."""
     row = s.row
     result: dict[str, Any] = {"id": str(row["id"])}
@@ -275,7 +292,7 @@ def report(s: Stored, p: Prepared, conflict_threshold: float) -> dict[str, Any]:
     if s.dup_id is not None:
         result["duplicate_of"] = str(s.dup_id)
     skip = {s.keep_id, *s.replaced}
-    found = conflicts([n for n in s.near if n["id"] not in skip and n["similarity"] >= conflict_threshold], row)
+    found = conflicts([n for n in s.near if n["id"] not in skip], row, conflict_threshold, translate)
     if found:
         result["possible_conflicts"] = found[:MAX_CONFLICTS]
         result["conflict_hint"] = CONFLICT_HINT.format(id=row["id"])

@@ -38,6 +38,40 @@ async def test_chinese_memory_for_a_chinese_query(memories, recall):
     assert "keyword" in hit["channels"] and "vector" in hit["channels"]
 
 
+@pytest.mark.parametrize(
+    "text, query",
+    [
+        ("The timeout of the BatchEta call was raised to 30 seconds", "调用超时怎么解决的？"),
+        ("元数据库现在放在 RDS 上，主机是 meta-db-01", "Where is the metadata database?"),
+    ],
+)
+async def test_the_keyword_channel_reads_the_question_in_the_other_language(memories, recall, text, query):
+    await _fill(memories)
+    answer = await memories.store("a", text, memory_type="semantic", created_at=NOW - timedelta(days=60))
+    hits = (await recall.retrieve("a", query, top_k=3, as_of=NOW))["memories"]
+    found = {h["id"]: h for h in hits}
+    assert answer["id"] in found and "keyword" in found[answer["id"]]["channels"]  # shares no word with the question
+    assert hits[0]["id"] == answer["id"]
+
+
+async def test_the_session_neighbours_of_a_vector_hit_and_of_a_keyword_hit_are_both_candidates(memories, recall):
+    """Keyword rows are fetched while the query is embedded and the vector channel's after
+    it: both bring the memories just before and after them in their session."""
+    await _fill(memories)
+    for session, (question, reply) in {
+        "s1": ("How do we rotate the signing key?", "Run `kms rotate --key signer` and redeploy the gateway"),
+        "s2": ("Which port does the ledger listen on?", "It listens on 7443 behind the internal load balancer"),
+    }.items():
+        await memories.store("a", question, session_id=session, created_at=NOW - timedelta(days=3, minutes=2))
+        await memories.store("a", reply, session_id=session, created_at=NOW - timedelta(days=3))
+    hits = (await recall.retrieve("a", "rotate the signing key", top_k=5, as_of=NOW))["memories"]
+    reply = next(h for h in hits if h["content"].startswith("Run `kms rotate"))
+    assert "context" in reply["channels"] or "keyword" in reply["channels"]
+    hits = (await recall.retrieve("a", "what is the ledger's port number", top_k=5, as_of=NOW))["memories"]
+    assert any(h["content"].startswith("It listens on 7443") for h in hits)
+    assert any("context" in h["channels"] for h in hits)
+
+
 async def test_exact_identifier_beats_shared_words(memories, recall):
     await _fill(memories)
     exact = await memories.store(

@@ -86,19 +86,47 @@ def test_a_reply_borrows_from_its_question():
 
 
 def test_a_newer_memory_that_says_it_changed_outranks_the_old_fact():
-    old = Candidate("old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0)
+    old = Candidate(
+        "old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0, text="Errors go to Rollbar"
+    )
     new = Candidate(
         "new",
         similarity=0.895,
         keyword=11.5,
         memory_type="semantic",
         created_at=T0 + timedelta(days=40),
-        text="moved to Sentry now",
+        text="Errors moved to Sentry now",
     )
     others = [Candidate(f"o{i}", similarity=0.80 + 0.01 * i, keyword=2.0) for i in range(4)]
     sim = {frozenset({"old", "new"}): 0.91}
     ranked = scoring.rank([old, new, *others], query_cjk=0.0, similar=lambda a, b: sim.get(frozenset({a, b}), 0.5))
     assert ranked[0] is new and old.score <= 0.3 * new.score and old.outdated_by == "new"
+
+
+def test_a_similar_newer_memory_about_something_else_does_not_outdate():
+    """e5 puts unrelated Chinese sentences above 0.90: the test server's change is not the
+    Nginx procedure's (the case a newcomer hit)."""
+    old = Candidate(
+        "old",
+        similarity=0.91,
+        keyword=10.0,
+        memory_type="procedural",
+        created_at=T0,
+        text="Nginx 改完配置以后要执行 systemctl restart nginx 重启。",
+        cjk=0.6,
+    )
+    new = Candidate(
+        "new",
+        similarity=0.90,
+        keyword=10.0,
+        memory_type="semantic",
+        created_at=T0 + timedelta(days=3),
+        text="项目的测试服务器地址已经换成 test-02.example.cn。",
+        cjk=0.7,
+    )
+    ranked = scoring.rank([old, new], query_cjk=0.8, similar=lambda a, b: 0.907)
+    assert old.outdated_by is None and "outdated" not in old.channels
+    assert {c.id for c in ranked} == {"old", "new"}
 
 
 def test_similar_memories_that_do_not_say_they_changed_are_left_alone():
