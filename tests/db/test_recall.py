@@ -519,3 +519,40 @@ async def test_possible_conflicts_say_which_is_older_and_how_to_confirm(memories
     await memories.invalidate("a", old["id"], "moved to 3.12", replaced_by=new["id"])  # the confirmation
     assert _ids(await recall.retrieve("a", "Which Python version does the team use?")) == [new["id"]]
     assert [h["action"] for h in await memories.history("a", old["id"])] == ["create", "supersede"]
+
+
+async def test_a_chinese_change_marks_only_what_it_is_about(memories, recall, db):
+    """The newcomer's case: e5 rates unrelated Chinese notes ~0.90 similar; only the test
+    server's old address is likely outdated, and the exact answer ranks first."""
+    nginx = await memories.store(
+        "a",
+        "Nginx 改完配置以后要执行 systemctl restart nginx 重启。",
+        memory_type="procedural",
+        created_at=NOW - timedelta(days=30),
+    )
+    docker = await memories.store(
+        "a",
+        "docker 构建失败是因为磁盘满了，清理一下镜像就好了。",
+        memory_type="procedural",
+        created_at=NOW - timedelta(days=30),
+    )
+    old = await memories.store(
+        "a", "项目的测试服务器地址是 test-01.example.cn。", memory_type="semantic", created_at=NOW - timedelta(days=20)
+    )
+    new = await memories.store(
+        "a",
+        "项目的测试服务器地址已经换成 test-02.example.cn。",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=2),
+    )
+    outdated = {c["id"] for c in new.get("possible_conflicts", []) if c["likely_outdated"]}
+    assert outdated == {old["id"]}
+    listed = {c["id"] for c in new.get("possible_conflicts", [])}
+    assert nginx["id"] not in listed and docker["id"] not in listed
+    replaces = await db.pool.fetchval("SELECT likely_replaces FROM memories WHERE id = $1", uuid.UUID(new["id"]))
+    assert [str(r) for r in replaces] == [old["id"]]
+    await memories.store(
+        "a", "项目的预发服务器现在改成 pre-02 了。", memory_type="semantic", created_at=NOW - timedelta(days=1)
+    )
+    hits = (await recall.retrieve("a", "测试服务器地址是什么", top_k=3, as_of=NOW))["memories"]
+    assert hits[0]["id"] == new["id"] and "possibly_outdated_by" not in hits[0]
