@@ -76,11 +76,13 @@ class Recall:
         if self.reranker is not None:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
-        if self.on_access and hits:
+        abstain = window is None and scoring.nothing_relevant(hits, found.unknown, self.weights)  # a named
+        # time is what the question is about: what was written then is its answer
+        if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(
                 req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id], datetime.now(timezone.utc)
             )
-        return _answer(req, hits, window)
+        return _answer(req, hits, window, abstain)
 
     async def _decay_applies(self, as_of: datetime) -> bool:
         """decay_score describes the memories as of the last maintenance run: a question
@@ -107,7 +109,7 @@ class Recall:
         try:
             vector = await self.embedder.query(req.query)
             embedded_at = time.perf_counter()
-            (found, rows), exact = await asyncio.gather(*early)
+            (found, rows, unknown), exact = await asyncio.gather(*early)
         except BaseException:
             for task in early:
                 task.cancel()
@@ -149,11 +151,12 @@ class Recall:
             key: (nearest[key], True) if key in nearest else (float(_unit(row["embedding"]) @ query), False)
             for key, (row, _) in rows.items()
         }
-        return [row for row, _ in rows.values()], _Found(found, cosines)
+        return [row for row, _ in rows.values()], _Found(found, cosines, unknown)
 
-    async def _keyword_rows(self, req: Request, filters) -> tuple[dict, dict]:
+    async def _keyword_rows(self, req: Request, filters) -> tuple[dict, dict, float]:
         """The keyword channels (BM25 over the agent's memories, with the query's words in
-        the other language; full text over other agents' shared ones), then their rows."""
+        the other language; full text over other agents' shared ones), then their rows; and
+        the share of the question's words that no memory of the agent holds."""
         text = keyword_text(req.query)
         other = bilingual.translate(bilingual.query_words(text), await self._lexicon())
         channels = [
@@ -163,7 +166,10 @@ class Recall:
         ]
         if req.include_shared:
             channels.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
-        keyword = await asyncio.gather(*channels)
+        groups = bilingual.term_groups(bilingual.query_words(text), await self._lexicon())
+        channels.append(self.db.fetch("query_terms_known", req.agent_id, groups))
+        *keyword, known = await asyncio.gather(*channels)
+        unknown = sum(1 for r in known if not r["known"]) / len(known) if known else 0.0
         found = {(req.agent_id, r["id"]): ("keyword", float(r["score"])) for r in keyword[0]}
         if len(keyword) > 1:  # another agent's shared memory: ts_rank_cd, not BM25; counted at half
             best = max((float(r["score"]) for r in keyword[1]), default=0.0) or 1.0
@@ -174,7 +180,7 @@ class Recall:
         rows: dict[tuple, tuple] = {}  # key -> (row, strong)
         if wanted:
             _merge(rows, await self._rows(filters, wanted), wanted)
-        return found, rows
+        return found, rows, unknown
 
     async def _rows(self, filters, wanted: dict[tuple, bool]) -> list:
         agents, ids, strong = [a for a, _ in wanted], [i for _, i in wanted], list(wanted.values())
@@ -242,6 +248,7 @@ class _LazyHits:
 class _Found(NamedTuple):
     keyword: dict  # key -> (keyword channel, score)
     cosines: dict  # key -> (cosine to the query, found by the vector channel)
+    unknown: float  # share of the question's words no memory of the agent holds
 
 
 def _candidate(row, req: Request, found: _Found, window: timeparse.Window | None) -> scoring.Candidate:
@@ -364,10 +371,14 @@ def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:
     return hit
 
 
-def _answer(req: Request, hits: list[dict[str, Any]], window: timeparse.Window | None) -> dict[str, Any]:
+def _answer(req: Request, hits: list[dict[str, Any]], window: timeparse.Window | None, abstain: bool) -> dict[str, Any]:
     """JSON memories, or (format=prompt) the prompt block alone, so that max_tokens bounds
-    what reaches the model."""
-    result: dict[str, Any] = {}
+    what reaches the model. `abstain`: nothing recalled is relevant (scoring.nothing_relevant):
+    the JSON says so and marks every memory; the prompt block holds none."""
+    scoring.monotone_confidence(hits)
+    for hit in hits:
+        hit["relevant"] = not abstain
+    result: dict[str, Any] = {"nothing_relevant": True} if abstain else {}
     if req.open_projects:
         result["open_projects"] = list(req.open_projects)
     if window:
@@ -377,8 +388,9 @@ def _answer(req: Request, hits: list[dict[str, Any]], window: timeparse.Window |
             "matched": window.matched,
         }
     if req.format == "prompt":
-        result["prompt"] = scoring.prompt_block(hits, estimate_tokens, req.max_tokens)
-        result["ids"] = [h["id"] for h in hits]
+        shown = [] if abstain else hits
+        result["prompt"] = scoring.prompt_block(shown, estimate_tokens, req.max_tokens)
+        result["ids"] = [h["id"] for h in shown]
         result["token_estimate"] = estimate_tokens(result["prompt"])
         return result
     result["memories"] = hits

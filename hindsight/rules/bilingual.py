@@ -154,3 +154,17 @@ def translate(words: list[str], lexicon: Lexicon) -> str:
             found = ()
         out.extend(w for w in found if w not in own and w not in out)
     return " ".join(out)
+
+
+def term_groups(words: list[str], lexicon: Lexicon) -> list[str]:
+    """A question's content words, each with its inflections and its glosses in the other
+    language, as one text per word (for the keyword index's parser): whether any memory
+    holds one of them says whether the question names something ever stored."""
+    out: dict[str, str] = {}
+    for word in words:
+        low = word.lower()
+        if low in out or low in STOP_EN or len(low) < 2 or (CJK.search(low) and len(low) < 2):
+            continue
+        forms = [low, *base_forms(low), *translate([word], lexicon).split()]
+        out[low] = " ".join(dict.fromkeys(forms))
+    return list(out.values())

@@ -87,6 +87,8 @@ class Weights:
     decay_weight: float = 0.15
     low_trust: float = 0.85
     other_project: float = 0.35  # another project's memory than the open one(s); see benchmarks/README.md
+    abstain_unknown: float = 0.4  # nothing relevant: at least this share of the question's words
+    abstain_similarity: float = 0.85  # ... no memory holds, and no hit this similar to it
 
 
 @dataclass
@@ -248,6 +250,26 @@ def confidence(similarity: float, channels: Iterable[str]) -> float:
     return round(min(1.0, base + bonus), 3)
 
 
+def nothing_relevant(hits: Sequence[dict], unknown: float, w: Weights) -> bool:
+    """Whether recall should say that nothing relevant is remembered: 40 % or more of the
+    question's words (with their inflections and glosses) are in no memory of the agent —
+    it asks about something never stored — and no hit is close to it in meaning. e5-small
+    puts unrelated text at 0.76-0.88 of a question, so similarity alone cannot tell; see
+    benchmarks/abstention.py for what this catches and what it costs."""
+    if not hits:
+        return True
+    return unknown >= w.abstain_unknown and max(h["similarity"] for h in hits) < w.abstain_similarity
+
+
+def monotone_confidence(hits: list[dict]) -> None:
+    """Confidence never rises down the list: a hit is at most as sure as the one above it
+    (the channels' evidence is per hit; the order is the ranking's)."""
+    ceiling = 1.0
+    for hit in hits:
+        ceiling = min(ceiling, hit["confidence"])
+        hit["confidence"] = ceiling
+
+
 # Guard flags as the prompt block shows them beside a memory.
 SHOWN_FLAGS = {
     "needs_review": "unconfirmed",
@@ -256,9 +278,14 @@ SHOWN_FLAGS = {
 }
 
 
+NOTHING_RELEVANT = "No stored memory is relevant to this."
+
+
 def prompt_block(memories: list[dict], estimate, max_tokens: int, per_memory_chars: int = 200) -> str:
     """Numbered lines ready for a system prompt, most relevant first, within `max_tokens`
     (estimated)."""
+    if not memories:
+        return NOTHING_RELEVANT
     head = "Relevant memories (most relevant first):"
     tail = "When current information conflicts with these memories, trust the current information."
     lines = [head]

@@ -178,7 +178,10 @@ async def retrieve_memory(
     Invalidated and expired memories are never returned. The project the IDE has open
     (its MCP roots) comes first with global memories; another project's ranks lower but
     still shows when it is clearly the best match; each hit names its `project`.
-    format='prompt' returns only a ready block (and the ids)."""
+    Confidence never rises down the list. nothing_relevant: true says that no memory is
+    relevant (the question names things never stored, and nothing is close in meaning): the
+    hits are then marked relevant: false. format='prompt' returns only a ready block (and
+    the ids), which then holds no memory."""
     s = services_of(ctx)
     return await s.recall.retrieve(
         s.acting_for(agent_id),

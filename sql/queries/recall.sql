@@ -79,6 +79,17 @@ WHERE $2::boolean IS NOT NULL  -- own memories only: shared ones come from chann
 ORDER BY s.score DESC
 LIMIT $11;
 
+-- name: query_terms_known
+-- Not the channels' parameters: for each of a question's words ($2: the word with its
+-- inflections and glosses, as one text), whether a memory of agent $1 holds any of them: a question that names things
+-- never stored is one recall may say nothing relevant to (hindsight/rules/scoring.py).
+SELECT g.n, coalesce(bool_or(s.df > 0), false) AS known
+FROM unnest($2::text[]) WITH ORDINALITY AS g(forms, n)
+LEFT JOIN LATERAL unnest(to_tsvector('english', g.forms)) AS l ON true
+LEFT JOIN term_stats s ON s.agent_id = $1 AND s.term = l.lexeme
+GROUP BY g.n
+ORDER BY g.n;
+
 -- name: channel_shared_keyword
 -- Full-text matches among memories other agents shared (a small set), by ts_rank_cd.
 WITH q AS (

@@ -8,6 +8,7 @@ import pytest
 
 from hindsight.errors import InvalidInput
 from hindsight.recall.access import AccessRecorder
+from hindsight.rules import scoring
 
 NOW = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)  # a Wednesday
 FILLER = [
@@ -556,3 +557,16 @@ async def test_a_chinese_change_marks_only_what_it_is_about(memories, recall, db
     )
     hits = (await recall.retrieve("a", "测试服务器地址是什么", top_k=3, as_of=NOW))["memories"]
     assert hits[0]["id"] == new["id"] and "possibly_outdated_by" not in hits[0]
+
+
+async def test_recall_says_when_nothing_relevant_is_remembered(memories, recall):
+    await _fill(memories)
+    await memories.store("a", "Kwame is the Vault admin", memory_type="semantic", created_at=NOW - timedelta(days=9))
+    foreign = await recall.retrieve("a", "What is the Wi-Fi password of the Lisbon office?", as_of=NOW, format="prompt")
+    assert foreign["nothing_relevant"] and foreign["ids"] == [] and foreign["prompt"] == scoring.NOTHING_RELEVANT
+    listed = await recall.retrieve("a", "What is the Wi-Fi password of the Lisbon office?", as_of=NOW)
+    assert listed["nothing_relevant"] and listed["memories"] and not any(m["relevant"] for m in listed["memories"])
+    known = await recall.retrieve("a", "Who is the Vault admin?", as_of=NOW)
+    assert "nothing_relevant" not in known and all(m["relevant"] for m in known["memories"])
+    confidences = [m["confidence"] for m in known["memories"]]
+    assert confidences == sorted(confidences, reverse=True)

@@ -205,3 +205,22 @@ def test_vector_plan_scans_small_agents_exactly_and_uses_the_index_for_large_one
     assert plan(scoring.EXACT_MAX + 1, 1_000_000) == "index"  # the capped count says "more"
     assert plan(100_000, 1_000_000) == "index" and plan(100_000, 100_000) == "index"
     assert plan(3_000, 0) == "index"  # reltuples unknown (never analysed): the agent is all there is
+
+
+def test_nothing_relevant_needs_unfamiliar_words_and_no_close_hit():
+    w = scoring.Weights()
+    close, far = {"similarity": 0.90}, {"similarity": 0.80}
+    assert scoring.nothing_relevant([far], unknown=0.5, w=w)
+    assert not scoring.nothing_relevant([far, close], unknown=0.5, w=w)  # one hit is close in meaning
+    assert not scoring.nothing_relevant([far], unknown=0.2, w=w)  # the question's words are all stored
+    assert scoring.nothing_relevant([], unknown=0.0, w=w)
+
+
+def test_confidence_never_rises_down_the_list():
+    hits = [{"confidence": 1.0}, {"confidence": 0.14}, {"confidence": 0.35}]
+    scoring.monotone_confidence(hits)
+    assert [h["confidence"] for h in hits] == [1.0, 0.14, 0.14]
+
+
+def test_an_empty_prompt_block_says_nothing_is_relevant():
+    assert scoring.prompt_block([], lambda t: len(t), 100) == scoring.NOTHING_RELEVANT

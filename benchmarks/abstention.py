@@ -1,0 +1,133 @@
+"""Does recall say "nothing relevant is remembered" when that is the truth, and only then?
+
+    python benchmarks/abstention.py [--bench ../shared/bench/idebench_dev] [--dump FILE]
+
+Loads the IDE benchmark's memories (as its runner does: live-like lines through
+`hindsight import`) into a fresh embedded database, then asks, in process:
+- the questions of benchmarks/data/no_answer_questions.jsonl (EN + ZH; nothing in the
+  memories answers them): the share whose `format: "prompt"` block holds no memory;
+- the benchmark's own questions (as_of, tools, task type, session; the project as the open
+  one, as roots would declare it): Hit@5 of the JSON answer, and of the prompt block (a gold
+  memory among the memories it shows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def load_bench(folder: Path):
+    sys.path.insert(0, str(folder))
+    import run as ide  # the IDE benchmark's runner: its import lines and names
+
+    memories = [json.loads(line) for line in open(folder / "memories.jsonl", encoding="utf-8")]
+    queries = [json.loads(line) for line in open(folder / "queries.jsonl", encoding="utf-8")]
+    return ide, memories, queries
+
+
+async def ask(url, settings, agent, questions, now, sweep):
+    from hindsight import services
+
+    out = []
+    async with services.opened(settings, url) as s:
+        await s.recall.warm()
+        s.recall.weights = dataclasses.replace(s.recall.weights, **sweep)
+        for q in questions:
+            hints = q.get("hints") or {}
+            options = dict(top_k=5, as_of=datetime.fromisoformat(q.get("as_of") or now))
+            for key in ("tools", "task_type", "session_id"):
+                if hints.get(key):
+                    options[key] = hints[key]
+            if hints.get("project"):
+                options["open_projects"] = (hints["project"],)
+            shown = await s.recall.retrieve(agent, q["query"], format="prompt", **options)
+            listed = await s.recall.retrieve(agent, q["query"], **options)
+            out.append((q, shown, listed))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bench", default=str(HERE.parent.parent / "shared" / "bench" / "idebench_dev"))
+    ap.add_argument("--no-answer", default=str(HERE / "data" / "no_answer_questions.jsonl"))
+    ap.add_argument("--dump", help="write every question's hits (similarity, confidence, shown or not) here")
+    ap.add_argument(
+        "--sweep",
+        type=json.loads,
+        action="append",
+        help='scoring weights to try instead of the defaults, as JSON: {"abstain_unknown": 0.5}',
+    )
+    args = ap.parse_args()
+    ide, memories, queries = load_bench(Path(args.bench))
+    unanswerable = [json.loads(line) for line in open(args.no_answer, encoding="utf-8") if line.strip()]
+
+    from hindsight.config import Settings
+    from hindsight.data import bootstrap
+    from hindsight.data import pg_embedded as embedded
+
+    with tempfile.TemporaryDirectory(prefix="hs-abstain-") as home:
+        env = {**os.environ, "HINDSIGHT_HOME": home}
+        env.pop("HINDSIGHT_DATABASE_URL", None)
+        lines, _ = ide.import_lines(memories, "live-like", set(), None, project_field=True)
+        path = Path(home) / "import.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        exe = Path(sys.executable).parent / "hindsight"
+        subprocess.run([str(exe), "import", str(path), "--agent", ide.AGENT], check=True, env=env, capture_output=True)
+        os.environ.update(HINDSIGHT_HOME=home)
+        os.environ.pop("HINDSIGHT_DATABASE_URL", None)
+        settings = Settings.from_env()
+        url = bootstrap.prepare(settings)
+        try:
+            for sweep in args.sweep or [{}]:
+                none = asyncio.run(ask(url, settings, ide.AGENT, unanswerable, ide.DEFAULT_NOW, sweep))
+                some = asyncio.run(ask(url, settings, ide.AGENT, queries, ide.DEFAULT_NOW, sweep))
+                if sweep:
+                    print(f"\nweights {sweep}")
+                report(none, some, args.dump, lambda bench_id: str(ide.mem_uuid(bench_id)))
+        finally:
+            embedded.release()
+
+
+def report(none, some, dump, to_id) -> None:
+    def by_lang(rows, lang):
+        return [r for r in rows if lang == "all" or r[0]["lang"] == lang]
+
+    print(f"no-answer questions: {len(none)}; answerable (the IDE benchmark's): {len(some)}")
+    print(f"{'':>6} | {'no answer: empty prompt':>23} | {'Hit@5 JSON':>10} {'Hit@5 prompt':>12}")
+    for lang in ("en", "zh", "all"):
+        empty = [not r[1]["ids"] for r in by_lang(none, lang)]
+        hit_json, hit_prompt = [], []
+        for q, shown, listed in by_lang(some, lang):
+            gold = {to_id(g) for g in q["gold"]}
+            hit_json.append(bool(gold & {m["id"] for m in listed["memories"]}))
+            hit_prompt.append(bool(gold & set(shown["ids"])))
+        print(
+            f"{lang:>6} | {sum(empty) / max(1, len(empty)):>23.2f} | "
+            f"{sum(hit_json) / max(1, len(hit_json)):>10.2f} {sum(hit_prompt) / max(1, len(hit_prompt)):>12.2f}"
+        )
+    if dump:
+        with open(dump, "w", encoding="utf-8") as fh:
+            for kind, rows in (("none", none), ("some", some)):
+                for q, shown, listed in rows:
+                    hits = [
+                        {k: m.get(k) for k in ("id", "similarity", "confidence", "score", "channels", "relevant")}
+                        for m in listed["memories"]
+                    ]
+                    gold = [to_id(g) for g in q.get("gold") or ()]
+                    line = {"kind": kind, "query": q["query"], "gold": gold, "shown": shown["ids"], "hits": hits}
+                    fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
