@@ -61,6 +61,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", default=str(HERE.parent.parent / "shared" / "bench" / "idebench_dev"))
     ap.add_argument("--no-answer", default=str(HERE / "data" / "no_answer_questions.jsonl"))
+    ap.add_argument("--limit", type=int, help="ask only the first N questions of each set (a smoke run)")
     ap.add_argument("--dump", help="write every question's hits (similarity, confidence, shown or not) here")
     ap.add_argument(
         "--sweep",
@@ -71,6 +72,8 @@ def main() -> None:
     args = ap.parse_args()
     ide, memories, queries = load_bench(Path(args.bench))
     unanswerable = [json.loads(line) for line in open(args.no_answer, encoding="utf-8") if line.strip()]
+    if args.limit:
+        queries, unanswerable = queries[: args.limit], unanswerable[: args.limit]
 
     from hindsight.config import Settings
     from hindsight.data import bootstrap

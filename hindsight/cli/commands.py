@@ -197,12 +197,30 @@ async def cmd_forget(args, s: Services) -> int:
 
     agent = s.agent(args.agent)
     mid = await _resolve(s, agent, args.memory_id)
+    if not args.yes and not await _confirm_forget(s, agent, mid):
+        print("hindsight forget: nothing deleted", file=sys.stderr)
+        return 1
     try:
         result = await s.memories.delete(agent, mid, call="cli forget")
     except NotFound:
         result = await forget_archived(s.db, agent, mid)
-    _json(result)
+    if args.json:
+        _json(result)
+    else:
+        print(f"deleted {result['id']}{' (from the archive)' if result.get('archived') else ''}")
     return 0
+
+
+async def _confirm_forget(s: Services, agent: str, mid: uuid.UUID) -> bool:
+    """Ask on the terminal before deleting for good; without one, --yes must say so."""
+    if not sys.stdin.isatty():
+        raise InvalidInput("--yes", "forget deletes for good and there is no terminal to ask; pass --yes to confirm")
+    try:
+        content = (await s.memories.get(agent, mid))["content"]
+    except NotFound:
+        content = "(archived)"
+    answer = input(f"Delete {str(mid)[:8]} for good? {render.one_line(content, 60)}\n[y/N] ")
+    return answer.strip().lower() in ("y", "yes")
 
 
 async def cmd_invalidate(args, s: Services) -> int:
@@ -210,14 +228,17 @@ async def cmd_invalidate(args, s: Services) -> int:
     mid = await _resolve(s, agent, args.memory_id)
     replacement = await _resolve(s, agent, args.replaced_by) if args.replaced_by else None
     m = await s.memories.invalidate(agent, mid, args.reason, replacement, call="cli invalidate")
-    _json(
-        {
-            "invalidated": m["id"],
-            "at": m["invalidated_at"],
-            "reason": m["invalidation_reason"],
-            "replaced_by": m["invalidated_by"],
-        }
-    )
+    done = {
+        "invalidated": m["id"],
+        "at": m["invalidated_at"],
+        "reason": m["invalidation_reason"],
+        "replaced_by": m["invalidated_by"],
+    }
+    if args.json:
+        _json(done)
+    else:
+        by = f", replaced by {done['replaced_by']}" if done["replaced_by"] else ""
+        print(f"invalidated {done['invalidated']} at {done['at']}: {done['reason']}{by}")
     return 0
 
 
@@ -226,7 +247,14 @@ async def cmd_restore(args, s: Services) -> int:
 
     agent = s.agent(args.agent)
     mid = await _resolve(s, agent, args.memory_id)
-    _json(await restore(s.db, agent, mid, _now(None)))
+    back = await restore(s.db, agent, mid, _now(None))
+    if args.json:
+        _json(back)
+    else:
+        print(
+            f"restored {back['restored']} ({'current' if back['current'] else 'as history'}; "
+            f"archived for {back['reason']}, decay_score {back['decay_score']:.2f})"
+        )
     return 0
 
 
@@ -242,7 +270,10 @@ async def cmd_maintain(args, s: Services) -> int:
     from ..upkeep.maintenance import Maintenance
 
     report = await Maintenance(s.db, s.memories).run(_now(args.now), dry_run=args.dry_run, trigger="cli")
-    print(json.dumps(report, ensure_ascii=False, default=str, indent=None if args.json else 2))
+    if args.json:
+        _json(report)
+    else:
+        _out(render.report_lines(report, skip=("config",)))
     if report["status"] == "skipped":
         print("hindsight maintain: another maintenance run is in progress; nothing done", file=sys.stderr)
     return 0
@@ -317,13 +348,18 @@ def _progress(total: int, what: str):
 
 
 def load_import(args) -> list[dict[str, Any]]:
-    """Every line checked before the database is even opened."""
-    from ..store.importer import read_records
+    """Every line checked before the database is even opened: the bad ones named (and, with
+    --skip-bad-lines, left out)."""
+    from ..store.importer import bad_lines, read_records
 
     if args.file == "-":
-        return read_records(sys.stdin)
-    with open(args.file, encoding="utf-8") as fh:
-        return read_records(fh)
+        records, bad = read_records(sys.stdin, args.skip_bad_lines)
+    else:
+        with open(args.file, encoding="utf-8") as fh:
+            records, bad = read_records(fh, args.skip_bad_lines)
+    if bad:
+        print(f"hindsight import: skipping {len(bad)} bad line(s):\n{bad_lines(bad)}", file=sys.stderr)
+    return records
 
 
 async def cmd_import(args, s: Services) -> int:

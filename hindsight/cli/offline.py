@@ -28,7 +28,7 @@ def cmd_doctor(args, settings: Settings) -> int:
     from .doctor import stdout_check
 
     url = bootstrap.resolve_url(settings)
-    print(f"database: {redact(url)}{' (embedded)' if not settings.database_url else ''}")
+    print(f"database: {redact(url) if settings.database_url else _embedded_where(url)}")
     print(f"pgvector: {asyncio.run(ensure_pgvector(url))}")
     in_force, expected = asyncio.run(settings_in_force(url)), settings_expected()
     kept = in_force == expected
@@ -44,6 +44,14 @@ def cmd_doctor(args, settings: Settings) -> int:
     moved = f", migrated from {found or 'nothing'} by the server's start" if current != found else ""
     print(f"schema:   {current or 'not migrated'} (newest {migrate.head()}{moved})")
     return 0 if current == migrate.head() and clean and kept else 1
+
+
+def _embedded_where(url: str) -> str:
+    """The embedded database listens on no TCP port: only on a private unix socket."""
+    from urllib.parse import parse_qs, urlsplit
+
+    folder = parse_qs(urlsplit(url).query).get("host", ["?"])[0]
+    return f"embedded, on the unix socket in {folder} (no TCP port; psql -h {folder} -U postgres postgres)"
 
 
 def _server_exe() -> str:

@@ -112,11 +112,15 @@ def _one_memory(command: Commands, p: Shared) -> None:
     s = command("show", c.cmd_show, "one memory: every field and its history", [p.one, p.as_json])
     s.add_argument("--reveal", action="store_true", help="decrypt sealed secrets (needs HINDSIGHT_ENCRYPTION_KEY)")
 
-    command(
-        "forget", c.cmd_forget, "delete one memory for good (its history keeps the trail, not the content)", [p.one]
+    s = command(
+        "forget",
+        c.cmd_forget,
+        "delete one memory for good (its history keeps the trail, not the content)",
+        [p.one, p.as_json],
     )
+    s.add_argument("--yes", action="store_true", help="do not ask (needed when there is no terminal)")
 
-    s = command("invalidate", c.cmd_invalidate, "mark one memory no longer true (kept as history)", [p.one])
+    s = command("invalidate", c.cmd_invalidate, "mark one memory no longer true (kept as history)", [p.one, p.as_json])
     s.add_argument("--reason", required=True, help="why it is no longer true")
     s.add_argument("--replaced-by", metavar="ID", help="the memory that replaces it")
 
@@ -137,6 +141,9 @@ def _import_export(command: Commands, p: Shared) -> None:
         help="a line the agent already has (same id): skip it (default) or replace it",
     )
     s.add_argument("--batch-size", type=int, default=64, help="memories embedded and written together")
+    s.add_argument(
+        "--skip-bad-lines", action="store_true", help="import the good lines when some are bad (each is named)"
+    )
 
     command(
         "export", c.cmd_export, "JSONL of every memory, its state and history (import restores it exactly)", [p.agent]
@@ -149,7 +156,7 @@ def _upkeep(command: Commands, p: Shared) -> None:
     s.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
 
     command("scheduler", c.cmd_scheduler, "run the maintenance job on HINDSIGHT_MAINTENANCE_CRON (default 03:00)")
-    command("restore", c.cmd_restore, "bring a memory back from the archive", [p.one])
+    command("restore", c.cmd_restore, "bring a memory back from the archive", [p.one, p.as_json])
 
     s = command("stats", c.cmd_stats, "counts by agent, type and state; decay histogram; last runs", [p.as_json])
     s.add_argument("--agent", help="only this agent")

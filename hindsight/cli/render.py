@@ -127,3 +127,23 @@ def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) ->
 
 def _when(iso: str | None) -> str:
     return iso[:16].replace("T", " ") if iso else "-"
+
+
+def report_lines(report: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str]:
+    """A nested report as `section.key: value` lines, in its own order (`skip`: top-level
+    keys left out)."""
+    out: list[str] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        elif isinstance(value, list):
+            out.append(f"{prefix}: {', '.join(map(str, value)) if value else '-'}")
+        else:
+            out.append(f"{prefix}: {value}")
+
+    for key, value in report.items():
+        if key not in skip:
+            walk(str(key), value)
+    return out

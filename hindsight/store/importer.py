@@ -118,13 +118,36 @@ def _plain(obj: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def read_records(lines: Iterable[str]) -> list[dict[str, Any]]:
-    records = []
+MAX_BAD_SHOWN = 20  # bad lines named in the error; the rest are counted
+
+
+def read_records(lines: Iterable[str], skip_bad: bool = False) -> tuple[list[dict[str, Any]], list[InvalidInput]]:
+    """Every line checked: (the records, the bad lines' errors). A bad line stops the
+    import — InvalidInput naming each (up to MAX_BAD_SHOWN), nothing imported — unless
+    `skip_bad`, when the good lines go ahead and the bad ones are returned."""
+    records, bad = [], []
     for n, line in enumerate(lines, 1):
-        record = parse_line(line, n)
+        try:
+            record = parse_line(line, n)
+        except InvalidInput as exc:
+            bad.append(exc)
+            continue
         if record is not None:
             records.append(record)
-    return records
+    if bad and not skip_bad:
+        untouched = "nothing was imported (--skip-bad-lines imports the other lines)"
+        if len(bad) == 1:
+            raise InvalidInput(bad[0].field, f"{bad[0].problem}; {untouched}")
+        raise InvalidInput(f"{len(bad)} bad lines", f"{untouched}:\n{bad_lines(bad)}")
+    return records, bad
+
+
+def bad_lines(bad: list[InvalidInput]) -> str:
+    """The bad lines' errors, one per line (the first MAX_BAD_SHOWN, then a count)."""
+    shown = [f"  {exc}" for exc in bad[:MAX_BAD_SHOWN]]
+    if len(bad) > MAX_BAD_SHOWN:
+        shown.append(f"  ... and {len(bad) - MAX_BAD_SHOWN} more")
+    return "\n".join(shown)
 
 
 # ---- the plan: pure ------------------------------------------------------------------------

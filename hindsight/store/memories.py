@@ -169,7 +169,10 @@ class Memories:
             row = await tx.fetchrow("update_memory", *change)
         if row is None:  # deleted between the check and the update
             raise NotFound("memory_id", str(mid), agent_id)
-        return row_to_dict(row)
+        out = row_to_dict(row)
+        if state["invalidated_at"] is not None:
+            out["warning"] = write.not_current(state)
+        return out
 
     async def _prepare_update(self, state, new_content: str | None, metadata: dict | None) -> tuple:
         """The pure steps again when content or metadata change (from the sealed original,

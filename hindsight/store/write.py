@@ -268,6 +268,16 @@ def conflicts(near: list, row, threshold: float, translate: Translate | None) ->
 RULE = changes.ChangeRule()
 
 
+def not_current(state) -> str:
+    """What update_memory says when it changed a memory that is no longer current."""
+    how = f"superseded by {state['invalidated_by']}" if state["invalidated_by"] else "invalidated"
+    return (
+        f"this memory was {how} on {iso(state['invalidated_at'])[:10]} ({state['invalidation_reason']}); "
+        "the change is kept in its history, but recall does not return it: to change what is true now, "
+        "update the current memory or store a new one"
+    )
+
+
 @dataclass
 class Stored:
     """What a write did: its row, the duplicate it reinforced, what it superseded."""

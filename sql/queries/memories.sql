@@ -105,7 +105,7 @@ SELECT sealed FROM memories WHERE id = $2 AND (agent_id = $1 OR shared);
 -- name: own_memory_state
 -- Whether the agent owns this memory, and what an update or invalidation needs to know.
 SELECT content, metadata, tags, memory_type, session_id, slot, sealed, flags, invalidated_at,
-       invalidation_reason
+       invalidation_reason, invalidated_by
 FROM memories WHERE agent_id = $1 AND id = $2;
 
 -- name: update_memory

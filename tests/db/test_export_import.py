@@ -185,7 +185,7 @@ async def test_importing_an_export_again_is_idempotent(cli, db_url):
 async def test_a_memory_forgotten_since_the_export_stays_forgotten(cli, db_url):
     await cli("import", str(OLD_EXPORT), "--agent", "fixture", HINDSIGHT_ENCRYPTION_KEY=OLD_KEY)
     polars = next(json.loads(x)["memory_id"] for x in OLD_EXPORT.read_text().splitlines() if "polars" in x)
-    assert (await cli("forget", polars, "--agent", "fixture")).code == 0
+    assert (await cli("forget", polars, "--agent", "fixture", "--yes")).code == 0
     await cli("import", str(OLD_EXPORT), "--agent", "fixture")
     assert (await cli("show", polars, "--agent", "fixture")).code == 2
     await cli("import", str(OLD_EXPORT), "--agent", "fixture", "--on-conflict", "replace")

@@ -264,6 +264,9 @@ async def test_stats_and_maintain_cli(cli, memories):
     assert max(len(line) for line in table.out.splitlines()) <= 80
     bad = await cli("maintain", "--now", "yesterday")
     assert bad.code == 2 and "--now" in bad.err
+    text = await cli("maintain", "--dry-run", "--now", at(9).isoformat())  # text unless --json
+    assert text.code == 0 and "status: succeeded" in text.out.splitlines() and "decay.would_change: 0" in text.out
+    assert not text.out.lstrip().startswith("{") and "config" not in text.out
 
 
 async def test_a_restored_memory_comes_back_fresh_and_default_recall_finds_it(cli, db, memories, recall):
@@ -273,9 +276,9 @@ async def test_a_restored_memory_comes_back_fresh_and_default_recall_finds_it(cl
     await Maintenance(db, memories).run(at(13))  # faded (exp(-0.1·13) = 0.27), expired, archived
     archived = await db.pool.fetchval("SELECT decay_score FROM memories_archive WHERE id = $1", uuid.UUID(faded))
     assert archived < 0.3
-    done = await cli("restore", faded[:8], "--agent", "a")
-    assert done.code == 0, done.err
-    back = json.loads(done.out)
+    said = await cli("restore", faded[:8], "--agent", "a", "--json")
+    assert said.code == 0, said.err
+    back = json.loads(said.out)
     assert back["current"] and back["decay_score"] == 1.0
     hits = await recall.retrieve("a", "VPN gateway Berlin office")
     assert hits["memories"][0]["id"] == faded

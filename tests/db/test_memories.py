@@ -194,3 +194,13 @@ async def test_list_pages_newest_first(memories):
 async def test_concurrent_stores_all_land(memories, db):
     await asyncio.gather(*(memories.store("a", f"parallel note {i}") for i in range(8)))
     assert await count_rows(db) == 8
+
+
+async def test_updating_a_memory_that_is_no_longer_current_says_so(memories):
+    old = await memories.store("a", "Standups are at 09:30", memory_type="semantic")
+    new = await memories.store("a", "Standups moved to 10:00", memory_type="semantic", supersedes=old["id"])
+    changed = await memories.update("a", old["id"], importance=4)
+    assert changed["importance"] == 4
+    assert f"superseded by {new['id']}" in changed["warning"] and "recall does not return it" in changed["warning"]
+    current = await memories.update("a", new["id"], importance=4)
+    assert "warning" not in current

@@ -32,3 +32,20 @@ def test_a_plain_hit_has_no_marks_beyond_its_confidence():
         " 1. 0.812  0d6f1c9e  2026-05-01  semantic  confidence 0.87",
         "    Short.",
     ]
+
+
+def test_doctor_names_the_embedded_databases_socket_not_a_port():
+    from hindsight.cli.offline import _embedded_where
+
+    said = _embedded_where("postgresql://postgres@/postgres?host=/home/me/.hindsight/pgdata&port=5432")
+    assert "unix socket in /home/me/.hindsight/pgdata" in said and "no TCP port" in said and "port=5432" not in said
+
+
+def test_a_maintenance_report_reads_as_lines():
+    report = {"status": "succeeded", "config": {"x": 1}, "decay": {"changed": 3, "threshold": 0.3}, "agents": []}
+    assert render.report_lines(report, skip=("config",)) == [
+        "status: succeeded",
+        "decay.changed: 3",
+        "decay.threshold: 0.3",
+        "agents: -",
+    ]
