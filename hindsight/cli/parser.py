@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from .. import version
 from ..rules.validate import MEMORY_TYPES
 from . import commands as c
+from . import corrections as fix
 from . import offline
 
 
@@ -114,13 +115,15 @@ def _one_memory(command: Commands, p: Shared) -> None:
 
     s = command(
         "forget",
-        c.cmd_forget,
+        fix.cmd_forget,
         "delete one memory for good (its history keeps the trail, not the content)",
         [p.one, p.as_json],
     )
     s.add_argument("--yes", action="store_true", help="do not ask (needed when there is no terminal)")
 
-    s = command("invalidate", c.cmd_invalidate, "mark one memory no longer true (kept as history)", [p.one, p.as_json])
+    s = command(
+        "invalidate", fix.cmd_invalidate, "mark one memory no longer true (kept as history)", [p.one, p.as_json]
+    )
     s.add_argument("--reason", required=True, help="why it is no longer true")
     s.add_argument("--replaced-by", metavar="ID", help="the memory that replaces it")
 
@@ -156,7 +159,7 @@ def _upkeep(command: Commands, p: Shared) -> None:
     s.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
 
     command("scheduler", c.cmd_scheduler, "run the maintenance job on HINDSIGHT_MAINTENANCE_CRON (default 03:00)")
-    command("restore", c.cmd_restore, "bring a memory back from the archive", [p.one, p.as_json])
+    command("restore", fix.cmd_restore, "bring a memory back from the archive", [p.one, p.as_json])
 
     s = command("stats", c.cmd_stats, "counts by agent, type and state; decay histogram; last runs", [p.as_json])
     s.add_argument("--agent", help="only this agent")

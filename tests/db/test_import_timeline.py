@@ -11,7 +11,8 @@ import asyncpg
 import pytest
 
 from hindsight.errors import InvalidInput
-from hindsight.store.importer import Known, parse_line, plan
+from hindsight.store.import_lines import parse_line
+from hindsight.store.importer import Known, plan
 
 NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
