@@ -236,7 +236,6 @@ def conflicts(near: list, row, threshold: float, translate: Translate | None) ->
     by it. Older ones are marked `older` (the new memory outranks them when it says they
     changed: `likely_outdated`)."""
     out = []
-    new_words = None
     for n in near:
         older = n["created_at"] < row["created_at"]
         outdated = (
@@ -245,10 +244,7 @@ def conflicts(near: list, row, threshold: float, translate: Translate | None) ->
             and changes.says_changed(n["content"], row["content"], float(n["similarity"]), RULE, translate)
         )
         if not outdated:
-            if n["similarity"] < threshold:
-                continue
-            new_words = new_words or changes.subject_words(row["content"], translate)
-            if changes.shared_share(changes.subject_words(n["content"], translate), new_words) < RULE.shared:
+            if n["similarity"] < threshold or not changes.about_the_same(n["content"], row["content"], RULE, translate):
                 continue  # similar wording about something else (e5 rates unrelated Chinese pairs high)
         out.append(
             {
