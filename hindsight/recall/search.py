@@ -76,7 +76,9 @@ class Recall:
         if self.reranker is not None:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
-        abstain = window is None and scoring.nothing_relevant(hits, found.unknown, self.weights)  # a named
+        abstain = window is None and scoring.nothing_relevant(
+            hits, found.unknown, self.weights, cjk_share(req.query)
+        )  # a named
         # time is what the question is about: what was written then is its answer
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(

@@ -89,6 +89,7 @@ class Weights:
     other_project: float = 0.35  # another project's memory than the open one(s); see benchmarks/README.md
     abstain_unknown: float = 0.4  # nothing relevant: at least this share of the question's words
     abstain_similarity: float = 0.85  # ... no memory holds, and no hit this similar to it
+    abstain_similarity_cjk: float = 0.88  # ... for a Chinese question (e5 rates Chinese pairs higher)
 
 
 @dataclass
@@ -250,7 +251,7 @@ def confidence(similarity: float, channels: Iterable[str]) -> float:
     return round(min(1.0, base + bonus), 3)
 
 
-def nothing_relevant(hits: Sequence[dict], unknown: float, w: Weights) -> bool:
+def nothing_relevant(hits: Sequence[dict], unknown: float, w: Weights, query_cjk: float = 0.0) -> bool:
     """Whether recall should say that nothing relevant is remembered: 40 % or more of the
     question's words (with their inflections and glosses) are in no memory of the agent —
     it asks about something never stored — and no hit is close to it in meaning. e5-small
@@ -258,7 +259,8 @@ def nothing_relevant(hits: Sequence[dict], unknown: float, w: Weights) -> bool:
     benchmarks/abstention.py for what this catches and what it costs."""
     if not hits:
         return True
-    return unknown >= w.abstain_unknown and max(h["similarity"] for h in hits) < w.abstain_similarity
+    close = w.abstain_similarity_cjk if query_cjk >= 0.3 else w.abstain_similarity
+    return unknown >= w.abstain_unknown and max(h["similarity"] for h in hits) < close
 
 
 def monotone_confidence(hits: list[dict]) -> None:

@@ -214,6 +214,9 @@ def test_nothing_relevant_needs_unfamiliar_words_and_no_close_hit():
     assert not scoring.nothing_relevant([far, close], unknown=0.5, w=w)  # one hit is close in meaning
     assert not scoring.nothing_relevant([far], unknown=0.2, w=w)  # the question's words are all stored
     assert scoring.nothing_relevant([], unknown=0.0, w=w)
+    chinese = {"similarity": 0.87}  # e5 rates Chinese pairs higher: close for English, not for Chinese
+    assert not scoring.nothing_relevant([chinese], unknown=0.5, w=w)
+    assert scoring.nothing_relevant([chinese], unknown=0.5, w=w, query_cjk=0.9)
 
 
 def test_confidence_never_rises_down_the_list():
