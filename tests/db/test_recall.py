@@ -570,3 +570,16 @@ async def test_recall_says_when_nothing_relevant_is_remembered(memories, recall)
     assert "nothing_relevant" not in known and all(m["relevant"] for m in known["memories"])
     confidences = [m["confidence"] for m in known["memories"]]
     assert confidences == sorted(confidences, reverse=True)
+
+
+async def test_a_chinese_question_about_nothing_stored_gets_no_memories_in_its_prompt(memories, recall):
+    """The newcomer's case: "怎么重启 nginx" put a test-server note into the prompt."""
+    for text in (
+        "docker 构建失败是因为磁盘满了，用 docker system prune 清理镜像就好了",
+        "项目的测试服务器地址已经换成 test-02.example.cn",
+    ):
+        await memories.store("a", text, memory_type="semantic", created_at=NOW - timedelta(days=3))
+    asked = await recall.retrieve("a", "怎么重启 nginx", as_of=NOW, format="prompt")
+    assert asked["nothing_relevant"] and asked["ids"] == []
+    known = await recall.retrieve("a", "测试服务器地址是什么", as_of=NOW, format="prompt")
+    assert "nothing_relevant" not in known and "test-02.example.cn" in known["prompt"]
