@@ -2,7 +2,7 @@
 with a baseline measured in the same run: one plain pgvector top-k query (embedding
 included). Also bulk-load and `hindsight import` throughput.
 
-    python benchmarks/recall_latency.py [--sizes 10000,100000] [--queries 200] [--threads 1]
+    python benchmarks/recall_latency.py [--sizes 10000,100000] [--queries 200] [--threads 1] [--home DIR]
 
 Embedding 100k passages would take over an hour on this machine, so the bulk load embeds
 2,000 distinct texts for real and gives each stored row the embedding of its base text
@@ -100,7 +100,7 @@ async def measure(db, recall, embedder, agent, queries):
     return base_ms, recall_ms, stages
 
 
-STAGES = ("embed", "keyword_wait", "candidates_sql", "rank", "total", "candidates")
+STAGES = ("embed", "keyword_wait", "vector_sql", "rows_sql", "candidates_sql", "rank", "total", "candidates")
 
 
 async def plans(db, recall, agent, query):
@@ -149,13 +149,15 @@ async def run(args, url):
     embed_rate = len(texts) / (time.perf_counter() - t)
     rng = np.random.default_rng(1)
     queries = corpus.queries(args.queries)
-    loaded, table = 0, []
+    loaded, table = await db.pool.fetchval("SELECT count(*) FROM memories WHERE agent_id = $1", agent), []
     for size in args.sizes:
-        t = time.perf_counter()
-        await bulk_load(db, agent, texts, base_vectors, loaded, size - loaded, rng)
-        load_rate = (size - loaded) / (time.perf_counter() - t)
-        loaded = size
-        await db.pool.execute("ANALYZE memories; ANALYZE memory_terms")
+        load_rate = 0.0  # already there (--home kept from an earlier run)
+        if size > loaded:
+            t = time.perf_counter()
+            await bulk_load(db, agent, texts, base_vectors, loaded, size - loaded, rng)
+            load_rate = (size - loaded) / (time.perf_counter() - t)
+            loaded = size
+            await db.pool.execute("ANALYZE memories; ANALYZE memory_terms")
         base_ms, recall_ms, stages = await measure(db, recall, embedder, agent, queries)
         table.append((size, load_rate, base_ms, recall_ms, stages))
         if args.plans:
@@ -192,19 +194,25 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--threads", type=int, default=None, help="embedder threads (default: as the server)")
     ap.add_argument("--plans", action="store_true", help="print EXPLAIN ANALYZE of recall's statements (stderr)")
+    ap.add_argument(
+        "--home",
+        help="keep the database in this HINDSIGHT_HOME and reuse it next time (compare two builds on the same "
+        "rows: run each build's python on it in turn); the import rate is then not measured",
+    )
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
 
     from hindsight.config import Settings
     from hindsight.data import bootstrap
 
-    with tempfile.TemporaryDirectory(prefix="hs-latency-") as home:
+    with tempfile.TemporaryDirectory(prefix="hs-latency-") as scratch:
+        home = args.home or scratch
         os.environ["HINDSIGHT_HOME"] = home
         os.environ.pop("HINDSIGHT_DATABASE_URL", None)
         url = bootstrap.prepare(Settings.from_env())
         try:
             embed_rate, table = asyncio.run(run(args, url))
-            imp = import_rate(home)
+            imp = float("nan") if args.home else import_rate(home)
         finally:
             from hindsight.data import pg_embedded as embedded
 
