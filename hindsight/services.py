@@ -32,6 +32,7 @@ from .embedders import base as embed
 from .embedders import bulk as bulk_embed
 from .embedders.base import AsyncEmbedder, Embedder
 from .errors import AgentRefused
+from .recall import lexicon
 from .recall.access import AccessRecorder
 from .recall.search import AccessHook, Recall
 from .rules import validate as v
@@ -132,9 +133,11 @@ async def opened(
     warm_recall: bool = False,
 ) -> AsyncIterator[Services]:
     """The services over a pool of `pool_size`. `load_embedder`: before the pool opens, so
-        an embedder that cannot load fails first. `count_access`: recall's hits are counted by
-        a background task, flushed once more at the end. `warm_recall`: recall's lexicon is
-    built in the background at once, not at the first question."""
+    an embedder that cannot load fails first. `count_access`: recall's hits are counted by
+    a background task, flushed once more at the end. `warm_recall`: recall's lexicon is
+    built beside the embedder's loading and before the services are handed over (about two
+    seconds), so that no call waits for it."""
+    words = asyncio.ensure_future(asyncio.to_thread(lexicon.load)) if warm_recall else None  # beside the embedder
     embedder = embed.create(settings) if load_embedder else None
     db = await Database.open(url, max_size=pool_size, heal=heal)
     try:
@@ -147,12 +150,12 @@ async def opened(
     services = Services(settings, db, url, on_access=access.record if access else None, reads=reads)
     if embedder is not None:
         services.embedder = embedder
-    warming = asyncio.create_task(services.recall.warm()) if warm_recall else None
     try:
+        if words is not None:  # before the first call: a recall must not wait seconds for it
+            await words
+            await services.recall.warm()
         yield services
     finally:
-        if warming is not None:
-            warming.cancel()
         if bookkeeping is not None:
             bookkeeping.cancel()
             with contextlib.suppress(Exception):
