@@ -56,11 +56,7 @@ def main() -> None:
     old = embedder.passages([p["old"] for p in pairs])
     new = embedder.passages([p["new"] for p in pairs])
     cosines = (old * new).sum(1) / np.linalg.norm(old, axis=1) / np.linalg.norm(new, axis=1)
-    words = lexicon.load()
-
-    def translate(ws):
-        return bilingual.translate(ws, words).split()
-
+    translate = bilingual.glosses(lexicon.load())
     rule = changes.ChangeRule()
     after = table(pairs, cosines, lambda o, n, c: changes.says_changed(o, n, c, rule, translate))
     prior = table(pairs, cosines, before)

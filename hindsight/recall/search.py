@@ -76,10 +76,8 @@ class Recall:
         if self.reranker is not None:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
-        abstain = window is None and scoring.nothing_relevant(
-            hits, found.unknown, self.weights, cjk_share(req.query)
-        )  # a named
-        # time is what the question is about: what was written then is its answer
+        # a question that names a time is about what was written then: it always has an answer
+        abstain = window is None and scoring.nothing_relevant(hits, found.unknown, self.weights, cjk_share(req.query))
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(
                 req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id], datetime.now(timezone.utc)
@@ -133,7 +131,7 @@ class Recall:
         missing: dict[tuple, bool] = {}  # keys to fetch -> strong (their neighbours too)
         for r in near:
             key = (r["agent_id"], r["id"])
-            strong = r["strong"] if "strong" in r.keys() else r["rank"] <= STRONG_RANK
+            strong = r["strong"]
             if r["similarity"] is not None:
                 nearest[key] = float(r["similarity"])
             held = rows.get(key)
@@ -160,7 +158,8 @@ class Recall:
         the other language; full text over other agents' shared ones), then their rows; and
         the share of the question's words that no memory of the agent holds."""
         text = keyword_text(req.query)
-        other = bilingual.translate(bilingual.query_words(text), await self._lexicon())
+        words, lexicon = bilingual.query_words(text), await self._lexicon()
+        other = bilingual.translate(words, lexicon)
         channels = [
             self.db.fetch(
                 "channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM, other, self.weights.translated
@@ -168,8 +167,7 @@ class Recall:
         ]
         if req.include_shared:
             channels.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
-        groups = bilingual.term_groups(bilingual.query_words(text), await self._lexicon())
-        channels.append(self.db.fetch("query_terms_known", req.agent_id, groups))
+        channels.append(self.db.fetch("query_terms_known", req.agent_id, bilingual.term_groups(words, lexicon)))
         *keyword, known = await asyncio.gather(*channels)
         unknown = sum(1 for r in known if not r["known"]) / len(known) if known else 0.0
         found = {(req.agent_id, r["id"]): ("keyword", float(r["score"])) for r in keyword[0]}
@@ -220,18 +218,13 @@ class Recall:
         def similar(a: object, b: object) -> float:
             return float(_array(embeddings[a]) @ _array(embeddings[b]))
 
-        words = self._words
-
-        def translate(ws: list[str]) -> list[str]:
-            return bilingual.translate(ws, words).split() if words is not None else []
-
         ranked = scoring.rank(
             cands,
             query_cjk=cjk_share(req.query),
             similar=similar,
             weights=self.weights,
             use_decay=use_decay,
-            translate=translate,
+            translate=bilingual.glosses(self._words) if self._words is not None else None,
         )
         by_id = {r["id"]: r for r in rows}
         return _LazyHits(ranked, by_id)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Iterable
 
 from .text import CJK
 
@@ -156,15 +157,27 @@ def translate(words: list[str], lexicon: Lexicon) -> str:
     return " ".join(out)
 
 
+def glosses(lexicon: Lexicon) -> Callable[[list[str]], list[str]]:
+    """`translate` as a list: words -> their glosses in the other language."""
+    return lambda words: translate(words, lexicon).split()
+
+
+def word_forms(words: list[str], glossed: Callable[[list[str]], Iterable[str]] | None = None) -> list[list[str]]:
+    """Each content word of `words` once (stop words and single letters left out), as the
+    forms it matches: lower-cased, without its inflection ("reports" meets "reporting"),
+    and with `glossed`, its glosses in the other language."""
+    out: dict[str, list[str]] = {}
+    for word in words:
+        low = word.lower()
+        if low in out or low in STOP_EN or len(low) < 2:
+            continue
+        forms = [low, *base_forms(low), *(glossed([low]) if glossed is not None else ())]
+        out[low] = list(dict.fromkeys(forms))
+    return list(out.values())
+
+
 def term_groups(words: list[str], lexicon: Lexicon) -> list[str]:
     """A question's content words, each with its inflections and its glosses in the other
     language, as one text per word (for the keyword index's parser): whether any memory
     holds one of them says whether the question names something ever stored."""
-    out: dict[str, str] = {}
-    for word in words:
-        low = word.lower()
-        if low in out or low in STOP_EN or len(low) < 2 or (CJK.search(low) and len(low) < 2):
-            continue
-        forms = [low, *base_forms(low), *translate([word], lexicon).split()]
-        out[low] = " ".join(dict.fromkeys(forms))
-    return list(out.values())
+    return [" ".join(forms) for forms in word_forms(words, glosses(lexicon))]

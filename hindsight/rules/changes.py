@@ -64,20 +64,11 @@ Translate = Callable[[list[str]], Iterable[str]]  # words -> their glosses in th
 
 
 def subject_words(text: str, translate: Translate | None = None) -> list[frozenset[str]]:
-    """The text's subject words, each as the set of forms it matches: itself, lower-cased,
-    and (with `translate`) its glosses in the other language. Change words, stop words and
-    single letters are left out."""
+    """The text's subject words, each as the set of forms it matches (bilingual.word_forms):
+    itself lower-cased, without its inflection, and (with `translate`) its glosses in the
+    other language. Change words, stop words and single letters are left out."""
     words = bilingual.query_words(keyword_text(CHANGE.sub(" ", text)))
-    out: dict[str, frozenset[str]] = {}
-    for word in words:
-        low = word.lower()
-        if low in out or low in bilingual.STOP_EN or len(low) < 2:
-            continue
-        forms = {low, *bilingual.base_forms(low)}  # "reports" meets "reporting"
-        if translate is not None:
-            forms.update(translate([low]))
-        out[low] = frozenset(forms)
-    return list(out.values())
+    return [frozenset(forms) for forms in bilingual.word_forms(words, translate)]
 
 
 def shared_share(a: list[frozenset[str]], b: list[frozenset[str]]) -> float:

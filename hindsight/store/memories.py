@@ -36,8 +36,7 @@ async def _translator(content: str):
     the first time, and only for a memory that says something changed."""
     if not changes.states_change(content):
         return None
-    words = await anyio.to_thread.run_sync(lexicon.load)
-    return lambda ws: bilingual.translate(ws, words).split()
+    return bilingual.glosses(await anyio.to_thread.run_sync(lexicon.load))
 
 
 class Memories:

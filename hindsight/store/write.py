@@ -220,14 +220,17 @@ def likely_replaced(near: list, content: str, created: datetime, replaced, trans
     shared subject words)."""
     if not changes.states_change(content):
         return []
-    return [
-        n["id"]
-        for n in near
-        if n["id"] not in replaced
-        and n["memory_type"] in ("semantic", "procedural")
+    return [n["id"] for n in near if n["id"] not in replaced and _outdates(n, content, created, translate)]
+
+
+def _outdates(n, content: str, created: datetime, translate: Translate | None) -> bool:
+    """Whether the new memory (`content`, written at `created`) says that the older fact or
+    procedure `n` changed."""
+    return (
+        n["memory_type"] in ("semantic", "procedural")
         and n["created_at"] < created
         and changes.says_changed(n["content"], content, float(n["similarity"]), RULE, translate)
-    ]
+    )
 
 
 def conflicts(near: list, row, threshold: float, translate: Translate | None) -> list[dict[str, Any]]:
@@ -238,11 +241,7 @@ def conflicts(near: list, row, threshold: float, translate: Translate | None) ->
     out = []
     for n in near:
         older = n["created_at"] < row["created_at"]
-        outdated = (
-            older
-            and n["memory_type"] in ("semantic", "procedural")
-            and changes.says_changed(n["content"], row["content"], float(n["similarity"]), RULE, translate)
-        )
+        outdated = _outdates(n, row["content"], row["created_at"], translate)
         if not outdated:
             if n["similarity"] < threshold or not changes.about_the_same(n["content"], row["content"], RULE, translate):
                 continue  # similar wording about something else (e5 rates unrelated Chinese pairs high)

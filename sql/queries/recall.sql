@@ -204,12 +204,13 @@ WITH seeds AS (
 
 -- name: recall_vector
 -- The vector channel alone, once the query is embedded ($12; $13 the plan): the nearest
--- memories' keys, nearest first, with their cosine to the query. Their rows come from
+-- memories' keys, nearest first, with their cosine to the query (strong: among the best 20,
+-- so their session neighbours are fetched too). Their rows come from
 -- recall_rows; this statement is planned in a fraction of the time a statement that also
 -- fetched them would take.
 WITH
   --@ candidate_vector
-SELECT agent_id, id, rank, 1 - distance AS similarity FROM vector ORDER BY rank;
+SELECT agent_id, id, rank <= 20 AS strong, 1 - distance AS similarity FROM vector ORDER BY rank;
 
 -- name: recall_vector_hinted
 -- recall_vector, plus the keys of what the hints bring ("via": the channel; strong: their
