@@ -159,8 +159,8 @@ seed AS (
 ), around AS (  -- each seed, and the two neighbours in its session of the strong ones
     SELECT s.agent_id, s.id AS seed, p.id AS prev, p.created_at AS prev_at, n.id AS next, n.created_at AS next_at
     FROM seed s
-    CROSS JOIN LATERAL (SELECT agent_id, session_id, created_at, seq FROM memories  -- a key lookup
-                        WHERE agent_id = s.agent_id AND id = s.id LIMIT 1) m
+    LEFT JOIN LATERAL (SELECT agent_id, session_id, created_at, seq FROM memories  -- a key lookup,
+                       WHERE s.strong AND agent_id = s.agent_id AND id = s.id LIMIT 1) m ON true  -- strong seeds only
     LEFT JOIN LATERAL (
         SELECT id, created_at FROM memories
         WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
@@ -188,7 +188,8 @@ CROSS JOIN LATERAL (SELECT * FROM memories WHERE agent_id = w.agent_id AND id = 
 CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
                     WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) st
 WHERE (memories.agent_id = $1 OR ($2 AND shared))
-  --@ recall_filters
+  --@ recall_filters_row
+  AND ($9::real <= 0 OR st.decay_score >= $9::real)  -- recall_filter_decay, from the row in hand
 
 -- name: recall_rows
 -- The rows ranking needs for the seeds $12 (agents), $13 (ids), $14 (strong: their session

@@ -72,6 +72,34 @@ async def test_indexes_and_constraints_exist(db_url):
         await conn.close()
 
 
+async def test_the_keyword_channel_reads_postings_from_the_index_alone(db_url):
+    """memory_terms_impact carries memory_id (0011): a term's strongest postings come from the
+    index without a visit to the table."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        for i in range(30):
+            await conn.execute(
+                "INSERT INTO memories (agent_id, memory_type, content, content_hash, embedding, search_vector)"
+                " VALUES ('ix', 'episodic', $1, $2, array_fill(0.1, ARRAY[384])::vector, to_tsvector('english', $1))",
+                f"pytest failed again on run {i}",
+                bytes([i]),
+            )
+        await conn.execute("VACUUM memory_terms")
+        await conn.execute("SET enable_seqscan = off")
+        await conn.execute("SET enable_bitmapscan = off")
+        plan = "\n".join(
+            r[0]
+            for r in await conn.fetch(
+                "EXPLAIN (ANALYZE, COSTS OFF) SELECT memory_id, tf, doc_len FROM memory_terms"
+                " WHERE agent_id = 'ix' AND term = 'fail' ORDER BY tf DESC, doc_len LIMIT 1000"
+            )
+        )
+        assert "Index Only Scan using memory_terms_impact" in plan, plan
+        assert "Heap Fetches: 0" in plan, plan
+    finally:
+        await conn.close()
+
+
 async def test_empty_database_adopts_a_new_embedder(db_url):
     conn = await asyncpg.connect(db_url)
     try:
