@@ -143,7 +143,7 @@ async def run(args, url):
     embedder = AsyncEmbedder(E5Small(args.threads))
     recall = Recall(db, embedder)
     agent = "bench"
-    texts = corpus.memories(2000)
+    texts = corpus.memories(min(2000, max(args.sizes)))  # the base texts, embedded for real
     t = time.perf_counter()
     base_vectors = np.vstack([embedder.embedder.passages(texts[i : i + 64]) for i in range(0, len(texts), 64)])
     embed_rate = len(texts) / (time.perf_counter() - t)
@@ -212,7 +212,7 @@ def main() -> None:
         url = bootstrap.prepare(Settings.from_env())
         try:
             embed_rate, table = asyncio.run(run(args, url))
-            imp = float("nan") if args.home else import_rate(home)
+            imp = float("nan") if args.home else import_rate(home, n=min(1000, max(args.sizes)))
         finally:
             from hindsight.data import pg_embedded as embedded
 
