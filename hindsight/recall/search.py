@@ -28,7 +28,8 @@ FAILED_OUTCOMES = ("failure", "failed", "error")
 
 AccessHook = Callable[[str, list, datetime], None]
 RERANK_DEPTH = 3  # a reranker sees top_k × this many ranked candidates
-STRONG_RANK = 20  # a channel's best this many bring their session neighbours
+STRONG_RANK = 20  # a channel's best this many bring their session neighbours (recall.sql's
+# vector statements say `rank <= 20` for theirs; tests/unit/test_sql_catalogue.py holds them equal)
 
 
 class Reranker(Protocol):

@@ -180,3 +180,10 @@ def test_recall_rows_match_the_recall_statements(row, statement, first):
     for offset, field in enumerate(row._fields):
         pattern = RECALL_USES[field].format(n=first + offset)
         assert re.search(pattern, sql), f"{row.__name__}.{field} is not ${first + offset} of {statement}"
+
+
+@pytest.mark.parametrize("name", ["recall_vector", "recall_vector_hinted"])
+def test_the_vector_statements_call_strong_what_recall_does(name):
+    from hindsight.recall.search import STRONG_RANK
+
+    assert f"rank <= {STRONG_RANK} AS strong" in queries.get(name)
