@@ -34,6 +34,7 @@ import logging
 import os
 import pwd
 import shlex
+import signal
 import stat
 import subprocess
 import tempfile
@@ -49,6 +50,7 @@ _held: set[Path] = set()  # data directories this process holds
 SOCKET_LIMIT = 100  # bytes of a unix socket path (107 on Linux, keep a margin)
 PORT = 5432
 START_SECONDS = 60
+LEAVE_SECONDS = 0.05  # how long a server told to exit waits for the lock before leaving anyway
 SERVER_USER = "pgserver"  # who runs PostgreSQL when we are root
 
 
@@ -58,11 +60,20 @@ def data_dir(home: Path) -> Path:
 
 # ---- the lock and the holders -------------------------------------------------------------
 @contextlib.contextmanager
-def _locked(home: Path) -> Iterator[None]:
+def _locked(home: Path, seconds: float | None = None) -> Iterator[None]:
+    """The lock; with `seconds`, TimeoutError if it is not free by then."""
     home.mkdir(parents=True, exist_ok=True)
     fd = os.open(home / ".pgdata.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if deadline is None else fcntl.LOCK_NB))
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{home / '.pgdata.lock'} is held") from None
+                time.sleep(0.005)
         yield
     finally:
         os.close(fd)  # releases the lock (also when a holder dies: the kernel closes it)
@@ -129,6 +140,22 @@ def postmaster(pgdata: Path) -> tuple[int, Path] | None:
     except (FileNotFoundError, PermissionError, ValueError, IndexError):
         return None
     return (pid, sockdir) if _alive(pid, "postgres") else None  # a killed one may linger as a zombie
+
+
+def _stopping(pgdata: Path) -> bool:
+    """Whether the postmaster says it is shutting down (line 8 of postmaster.pid, its status)."""
+    try:
+        return (pgdata / "postmaster.pid").read_text().splitlines()[7].strip() == "stopping"
+    except (OSError, IndexError):
+        return False
+
+
+def _wait_stopped(pgdata: Path) -> None:
+    """Wait for a postmaster that is shutting down (a holder that left in a hurry asked it to)
+    to be gone, so that it is started afresh rather than joined while it closes its doors."""
+    deadline = time.monotonic() + START_SECONDS
+    while _stopping(pgdata) and postmaster(pgdata) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def socket_dir(pgdata: Path, owner: str | None) -> Path:
@@ -261,9 +288,16 @@ def _drop_stale_lock(path: Path) -> None:
             path.unlink()
 
 
-def _stop(pgdata: Path, owner: str | None) -> None:
+def _stop(pgdata: Path, owner: str | None, wait: bool = True) -> None:
+    """Stop the postmaster: with `wait`, until it is gone (pg_ctl); without, by asking it for a
+    fast shutdown (SIGINT: open transactions roll back, a checkpoint is written) and returning
+    at once, which is what a server told to exit has time for."""
     running = postmaster(pgdata)
     if running is None:
+        return
+    if not wait:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(running[0], signal.SIGINT)
         return
     try:
         _run("pg_ctl", ["-w", "-m", "fast", "stop"], pgdata, owner)
@@ -278,6 +312,7 @@ def _stop(pgdata: Path, owner: str | None) -> None:
 
 def _ensure_running(pgdata: Path, owner: str | None) -> None:
     changed = _write_access_rules(pgdata, owner)
+    _wait_stopped(pgdata)
     if postmaster(pgdata) is None:
         _start(pgdata, owner)
     elif changed:
@@ -340,22 +375,26 @@ def healer(home: Path) -> Callable[[], Awaitable[None]]:
     return run
 
 
-def _leave(home: Path) -> None:
+def _leave(home: Path, wait: bool = True) -> None:
     pgdata = data_dir(home)
     if pgdata not in _held:
         return
     _held.discard(pgdata)
     if not pgdata.exists():  # the folder went away first (a test's temporary home): nothing to stop
         return
-    with _locked(home):
-        rest = [p for p in _holders(pgdata) if p != os.getpid()]
-        _write_holders(pgdata, rest)
-        if not rest:
-            _stop(pgdata, _server_user())
+    try:
+        with _locked(home, None if wait else LEAVE_SECONDS):
+            rest = [p for p in _holders(pgdata) if p != os.getpid()]
+            _write_holders(pgdata, rest)
+            if not rest:
+                _stop(pgdata, _server_user(), wait)
+    except TimeoutError:  # another process is starting or healing it: it drops our pid as dead
+        log.info("embedded postgres: left without taking the lock (busy)")
 
 
-def release() -> None:
-    """Give up this process's hold now (the server stops if it was the last holder).
-    Called on SIGTERM; otherwise at exit."""
+def release(wait: bool = True) -> None:
+    """Give up this process's hold now (the server stops if it was the last holder): at
+    exit, or on SIGINT / SIGTERM with `wait=False`, which asks a last server to stop and
+    returns without waiting for it (Claude Code allows 100 ms before it escalates)."""
     for pgdata in list(_held):
-        _leave(pgdata.parent)
+        _leave(pgdata.parent, wait)
