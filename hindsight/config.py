@@ -14,6 +14,10 @@ EMBEDDERS = ("e5-small", "openai")
 DEFAULT_CRON = "0 3 * * *"  # nightly at 03:00
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+# A client's own variables for the project folder it opened and the session it runs, read
+# after ours (HINDSIGHT_PROJECT_DIR, HINDSIGHT_SESSION_ID); the first one set wins.
+PROJECT_DIR_VARS = ("HINDSIGHT_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
+SESSION_VARS = ("HINDSIGHT_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
 OPENAI_EXAMPLES = {"HINDSIGHT_EMBED_URL": "http://localhost:8000/v1", "HINDSIGHT_EMBED_MODEL": "text-embedding-3-small"}
 
 
@@ -43,6 +47,8 @@ class Settings:
     allowed_agents: frozenset[str] = frozenset()  # others this server may act for; {"*"}: any
     read_database_urls: tuple[str, ...] = ()  # streaming replicas of database_url, for reads
     project: str | None = None  # the open project when the client names none (HINDSIGHT_PROJECT)
+    project_dir: str | None = None  # the client's project folder (PROJECT_DIR_VARS)
+    session_id: str | None = None  # the client's session, the calls' default (SESSION_VARS)
 
     def may_act_for(self, agent_id: str) -> bool:
         """Whether a call from an MCP client may name `agent_id` (the CLI may name any)."""
@@ -123,11 +129,32 @@ class Settings:
             allowed_agents=allowed,
             read_database_urls=replicas,
             project=_project(env.get("HINDSIGHT_PROJECT", "")),
+            project_dir=_first(env, PROJECT_DIR_VARS),
+            session_id=_session(env),
         )
 
     def zone(self):
         """The zone relative times ("yesterday", "上周") are counted in."""
         return local_zone(self.timezone)
+
+
+def _first(env, names: tuple[str, ...]) -> str | None:
+    return next((env[n].strip() for n in names if (env.get(n) or "").strip()), None)
+
+
+def _session(env) -> str | None:
+    """The client's session id (e.g. Claude Code's CLAUDE_CODE_SESSION_ID), checked as a
+    call's session_id is; one that is not usable is an error only when it is ours."""
+    from .errors import InvalidInput
+    from .rules import validate
+
+    value = _first(env, SESSION_VARS)
+    try:
+        return validate.identifier("HINDSIGHT_SESSION_ID", value)
+    except InvalidInput as exc:
+        if (env.get("HINDSIGHT_SESSION_ID") or "").strip():
+            raise ConfigError(str(exc)) from None
+        return None
 
 
 def _project(value: str) -> str | None:

@@ -11,6 +11,7 @@ embedder); the MCP server and the CLI turn them into messages for people and mod
     ├── InvalidInput         a caller's argument is wrong: names the field and what is allowed
     │   └── AgentRefused     a well-formed agent id that HINDSIGHT_ALLOWED_AGENTS does not name
     ├── NotFound             no such memory for this agent
+    ├── StillStarting        a call came before the server's database and embedder were ready
     └── SealError            sealed content cannot be decrypted with the configured key
 """
 
@@ -72,4 +73,8 @@ class NotFound(HindsightError):
 
 
 class SealError(HindsightError):
+    pass
+
+
+class StillStarting(HindsightError):
     pass

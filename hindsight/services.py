@@ -7,6 +7,8 @@ the primary, serves every write, the access bookkeeping and maintenance.
     opened(...)   the CLI, per command (procrastinate's `execute_command` shape), and the scheduler
     serving(...)  the MCP server, for its lifespan: 8 connections, the embedded database
                   healed, recall's access counted in the background, the embedder loaded at start
+    opening(...)  serving(...) opened in the background: the stdio server answers its client
+                  at once and a call waits for the services (Opening.ready, bounded)
     showing(...)  the UI, for its process: the embedder loaded at start
 
 The embedder is otherwise loaded only by a command that reaches for it. `Services.agent`
@@ -31,7 +33,7 @@ from .data.replicas import Reads
 from .embedders import base as embed
 from .embedders import bulk as bulk_embed
 from .embedders.base import AsyncEmbedder, Embedder
-from .errors import AgentRefused
+from .errors import AgentRefused, HindsightError, StillStarting
 from .recall import lexicon
 from .recall.access import AccessRecorder
 from .recall.search import AccessHook, Recall
@@ -138,7 +140,7 @@ async def opened(
     built beside the embedder's loading and before the services are handed over (about two
     seconds), so that no call waits for it."""
     words = asyncio.ensure_future(asyncio.to_thread(lexicon.load)) if warm_recall else None  # beside the embedder
-    embedder = embed.create(settings) if load_embedder else None
+    embedder = await asyncio.to_thread(embed.create, settings) if load_embedder else None  # the loop keeps serving
     db = await Database.open(url, max_size=pool_size, heal=heal)
     try:
         reads = await _replicas(settings, db, pool_size)
@@ -179,6 +181,92 @@ def serving(settings: Settings, url: str) -> contextlib.AbstractAsyncContextMana
     embedded database is healed if it stops under us, recall's hits are counted."""
     heal = embedded.healer(settings.home) if settings.database_url is None else None
     return opened(settings, url, pool_size=8, heal=heal, load_embedder=True, count_access=True, warm_recall=True)
+
+
+START_SECONDS = 60.0  # how long a call waits for the services still opening before it is told so
+
+
+class Opening:
+    """The services of a face while they open in the background, and then once open.
+    `ready()` hands them over, waiting up to START_SECONDS for them; a failure to open (the
+    database unreachable, the embedder missing) is raised to every caller."""
+
+    def __init__(self) -> None:
+        self._settled = asyncio.Event()
+        self.services: Services | None = None
+        self.error: BaseException | None = None
+        self.stage = "starting"  # what the opening is doing, for the message of a call that waits too long
+
+    def _open(self, services: Services) -> None:
+        self.services = services
+        self._settled.set()
+
+    def _fail(self, error: BaseException) -> None:
+        self.error = error
+        self._settled.set()
+
+    async def settled(self) -> None:
+        await self._settled.wait()
+
+    async def ready(self, seconds: float | None = None) -> Services:
+        if not self._settled.is_set():
+            try:
+                await asyncio.wait_for(self._settled.wait(), START_SECONDS if seconds is None else seconds)
+            except TimeoutError:
+                raise StillStarting(
+                    f"hindsight is still starting ({self.stage}) and not ready after "
+                    f"{START_SECONDS if seconds is None else seconds:.0f} s; try again in a moment "
+                    "(the server's log on stderr says what it waits for)"
+                ) from None
+        if self.error is not None:
+            raise (
+                self.error
+                if isinstance(self.error, HindsightError)
+                else StillStarting("hindsight could not start; the server's log on stderr says why")
+            )
+        assert self.services is not None
+        return self.services
+
+
+@contextlib.asynccontextmanager
+async def opening(settings: Settings, url: str | None = None, *, wait: bool = False) -> AsyncIterator[Opening]:
+    """`serving` in the background: the database chosen, started and migrated (when `url`
+    is None), the pool, the embedder and recall's lexicon, while the face already answers.
+    `wait`: only once they are open (the HTTP server's start fails as it did). On leaving, an
+    opening still under way is waited for (its steps run in threads that cannot be
+    interrupted safely) and then closed; a failure to open is raised there too."""
+    handle = Opening()
+    close = asyncio.Event()
+
+    async def run() -> None:
+        try:
+            target = url
+            if target is None:
+                from .data import bootstrap
+
+                handle.stage = "preparing the database"
+                target = await asyncio.to_thread(bootstrap.prepare, settings, check_role=True)
+            handle.stage = "loading the embedder and opening the pool"
+            async with serving(settings, target) as services:
+                handle._open(services)
+                await close.wait()
+        except Exception as exc:
+            if not handle._settled.is_set():
+                handle._fail(exc)
+            else:
+                raise
+
+    task = asyncio.create_task(run(), name="hindsight-opening")
+    try:
+        if wait:
+            await handle.settled()
+            await handle.ready()
+        yield handle
+    finally:
+        close.set()
+        await asyncio.shield(task)
+        if handle.error is not None:
+            raise handle.error
 
 
 def showing(settings: Settings, url: str) -> contextlib.AbstractAsyncContextManager[Services]:

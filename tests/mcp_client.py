@@ -7,11 +7,16 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, AsyncIterator
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
+# Where servers are started unless a test says otherwise: a folder in no git checkout, so
+# that no project comes from the launch folder (the tests run inside this repository's).
+LAUNCH_DIR = tempfile.mkdtemp(prefix="hindsight-launch-")
 
 
 def server_command() -> str:
@@ -63,9 +68,12 @@ def roots_callback(roots: list[str], asked: list[int] | None = None):
 
 
 @contextlib.asynccontextmanager
-async def mcp_client(env: dict[str, str], errlog=None, list_roots=None) -> AsyncIterator[Client]:
-    """A client of a fresh server process; `list_roots` (see roots_callback): it declares roots."""
-    params = StdioServerParameters(command=server_command(), env=env)
+async def mcp_client(
+    env: dict[str, str], errlog=None, list_roots=None, cwd: str | None = None
+) -> AsyncIterator[Client]:
+    """A client of a fresh server process; `list_roots` (see roots_callback): it declares
+    roots; `cwd`: the folder it is started in (default LAUNCH_DIR)."""
+    params = StdioServerParameters(command=server_command(), env=env, cwd=cwd or LAUNCH_DIR)
     errlog = errlog or sys.stderr
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write, list_roots_callback=list_roots) as session:

@@ -21,10 +21,13 @@ class NoAnswer(Exception):
 class RawServer:
     """One `hindsight-server` subprocess and the requests in flight to it."""
 
-    def __init__(self, command: list[str], env: dict[str, str], stderr=None):
+    def __init__(self, command: list[str], env: dict[str, str], stderr=None, cwd: str | None = None):
+        from mcp_client import LAUNCH_DIR
+
         self.command = command
         self.env = env
         self.stderr = stderr
+        self.cwd = cwd or LAUNCH_DIR  # no project from the launch folder unless a test wants one
         self.proc: asyncio.subprocess.Process | None = None
         self._ids = itertools.count(1)
         self._waiting: dict[Any, asyncio.Future] = {}
@@ -39,6 +42,7 @@ class RawServer:
             stdout=asyncio.subprocess.PIPE,
             stderr=self.stderr if self.stderr is not None else asyncio.subprocess.DEVNULL,
             env=self.env,
+            cwd=self.cwd,
             limit=64 * 1024 * 1024,
         )
         self._reader = asyncio.create_task(self._read())

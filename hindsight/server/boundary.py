@@ -8,8 +8,10 @@ import logging
 import uuid
 from typing import Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError, UnexpectedToolError
+from mcp.server.runner import serve_dual_era_loop
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import ValidationError
@@ -33,8 +35,10 @@ class HindsightServer(MCPServer):
     """MCPServer whose tools, resources and prompts answer every failure cleanly, and
     whose stdio transport answers every line it reads (hindsight.server.stdio)."""
 
-    open_projects: Any = None  # hindsight.server.roots.OpenProjects, set by main.build
-    running: Any = None  # {"services": ...} while the lifespan runs, set by main.build
+    open_projects: Any = None  # hindsight.server.roots.OpenProjects, set by app.build
+    running: Any = None  # {"services": ...} once they are open, set by app.build
+    opening: Any = None  # services.Opening while the lifespan runs
+    front: Any = None  # front.Front on stdio, set by app.serve_stdio
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
         try:
@@ -93,7 +97,29 @@ class HindsightServer(MCPServer):
             raise MCPError(INTERNAL_ERROR, _internal(f"prompt {name}", exc)) from None
 
     async def run_stdio_async(self) -> None:
-        async with stdio.serve() as (read_stream, write_stream):
-            await self._lowlevel_server.run(
-                read_stream, write_stream, self._lowlevel_server.create_initialization_options()
-            )
+        """The SDK's `Server.run` (the lifespan around its dual-era loop) on the front door's
+        wire, ended by a failure to open the services: the calls waiting are told why, and
+        the lifespan raises it (the process exits 2, as it did when nothing had started)."""
+        server = self._lowlevel_server
+        async with stdio.serve(self.front) as (read_stream, write_stream):
+            async with server.lifespan(server) as opening:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_end_if_failed, opening, tg.cancel_scope)
+                    await serve_dual_era_loop(
+                        server,
+                        read_stream,
+                        write_stream,
+                        lifespan_state=opening,
+                        init_options=server.create_initialization_options(),
+                    )
+                    tg.cancel_scope.cancel()
+
+
+FAILED_GRACE = 0.5  # seconds for the calls waiting on a failed start to be answered before the end
+
+
+async def _end_if_failed(opening: Any, scope: anyio.CancelScope) -> None:
+    await opening.settled()
+    if opening.error is not None:
+        await anyio.sleep(FAILED_GRACE)
+        scope.cancel()

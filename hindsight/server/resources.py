@@ -20,11 +20,11 @@ RESOURCES = {
 
 
 async def profile(agent_id: str, ctx: Context) -> str:
-    return await _profile_text(services_of(ctx), agent_id, await ctx.mcp_server.open_projects.current(ctx))
+    return await _profile_text(await services_of(ctx), agent_id, await ctx.mcp_server.open_projects.current(ctx))
 
 
 async def recent(agent_id: str, ctx: Context) -> str:
-    return await _recent_text(services_of(ctx), agent_id, await ctx.mcp_server.open_projects.current(ctx))
+    return await _recent_text(await services_of(ctx), agent_id, await ctx.mcp_server.open_projects.current(ctx))
 
 
 def _in_view(memories: list[dict[str, Any]], opened: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -56,10 +56,9 @@ async def _recent_text(s: Services, agent_id: str, opened: tuple[str, ...] = ())
     return "\n".join(lines)
 
 
-def register(mcp: Any, agent_id: str, running: dict[str, Services]) -> None:  # a HindsightServer
+def register(mcp: Any, agent_id: str) -> None:  # a HindsightServer
     """The templates for any agent, then the configured agent's two resources listed
-    (clients offer listed resources to attach; templates alone show nothing). `running`
-    holds the services while the lifespan runs."""
+    (clients offer listed resources to attach; templates alone show nothing)."""
     mcp.resource(
         "memory://{agent_id}/profile", name="profile", mime_type="text/markdown", description=RESOURCES["profile"]
     )(profile)
@@ -69,7 +68,7 @@ def register(mcp: Any, agent_id: str, running: dict[str, Services]) -> None:  # 
 
     def reader(text):
         async def read() -> str:
-            return await text(running["services"], agent_id, mcp.open_projects.known())
+            return await text(await mcp.opening.ready(), agent_id, mcp.open_projects.known())
 
         return read
 

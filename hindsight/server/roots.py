@@ -1,12 +1,20 @@
-"""The project the client has open, from its MCP roots (rules.projects names them).
+"""The project the client has open (rules.projects names it), for calls that name none.
 
-A client that declares the `roots` capability is asked `roots/list` once it has sent
-`initialized`, and again on `notifications/roots/list_changed`; each root folder becomes a
-project name (the git remote's repository name when the folder is a git checkout, else the
-folder's name), recorded in project_roots. A tool call names the open project itself, or
-gets the roots' (the first is where writes go; recall prefers all of them), else
-HINDSIGHT_PROJECT, else none. A client without roots works as before. One server process
-serves one stdio session, so the roots are held here, not per connection.
+In this order (the call's own `project` comes before all of them):
+1. The client's MCP roots, on a connection of the handshake era (protocol 2025-11-25 and
+   earlier): a client that declares the `roots` capability is asked `roots/list` once it
+   has sent `initialized`, and again on `notifications/roots/list_changed`. Protocol
+   2026-07-28 deprecates roots and has no server-to-client requests, so it is never asked.
+2. The project folder the client's configuration names: HINDSIGHT_PROJECT_DIR (which
+   `hindsight mcp-config` fills with the client's own variable, e.g. VS Code's
+   ${workspaceFolder}), or a variable the client sets itself (Claude Code:
+   CLAUDE_PROJECT_DIR).
+3. The folder the client started the server in, when it is inside a git checkout (Claude
+   Code starts it in the project's folder). Never / or the home folder.
+4. HINDSIGHT_PROJECT.
+A folder becomes a name as a root does: the git remote's repository name when it is (inside)
+a git checkout, else the folder's name; roots and folders are recorded in project_roots. One
+server process serves one stdio session, so all of this is held here, not per connection.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from mcp_types import ClientCapabilities, NotificationParams, RootsCapability
 from ..errors import InvalidInput
 from ..rules import projects
 from ..rules import validate as v
+from .handshake import MODERN_VERSIONS
 
 log = logging.getLogger("hindsight.server")
 
@@ -65,13 +74,74 @@ def _origin(folder: Path) -> str | None:
         return None
 
 
-class OpenProjects:
-    """The session's roots as project names, kept current."""
+def checkout_of(folder: Path, home: Path | None = None) -> Path | None:
+    """The git checkout `folder` is in (it, or the nearest folder above with a .git), not
+    looking at or above the home folder or /; None when there is none."""
+    home = home or Path.home()
+    try:
+        folder = folder.resolve()
+        for candidate in (folder, *folder.parents):
+            if candidate == home or candidate == candidate.parent:
+                return None
+            if (candidate / ".git").exists():
+                return candidate
+    except OSError:
+        return None
+    return None
 
-    def __init__(self, default: str | None):
+
+def named_folder(folder: Path, *, checkout_only: bool, home: Path | None = None) -> tuple[str, str, str] | None:
+    """(root URI, project name, source) for a project folder: its checkout's, named as a root
+    is; a folder that is not in a checkout by its own name unless `checkout_only`. Never /
+    or the home folder."""
+    home = (home or Path.home()).resolve()
+    try:
+        folder = folder.resolve()
+        if not folder.is_dir() or folder == home or folder == folder.parent:
+            return None
+    except OSError:
+        return None
+    root = checkout_of(folder, home)
+    if root is None and checkout_only:
+        return None
+    uri = (root or folder).as_uri()
+    found = name_of_root(uri)
+    return (uri, *found) if found else None
+
+
+class OpenProjects:
+    """The session's open project: the roots as project names, kept current, else the
+    project folder's (see the module's docstring for the order)."""
+
+    def __init__(self, default: str | None, folder: tuple[str, str, str] | None = None):
         self.default = default  # HINDSIGHT_PROJECT
+        self.folder = folder  # (root URI, name, source) of the configured or launch folder
         self.names: tuple[str, ...] | None = None  # None: not known (never asked, or no roots)
         self._asking: asyncio.Task | None = None
+
+    @classmethod
+    def of_session(cls, settings: Any, launch_dir: str | None) -> "OpenProjects":
+        """The configured project folder's project, else the launch folder's checkout's."""
+        folder = None
+        if settings.project_dir is not None:
+            folder = named_folder(Path(settings.project_dir), checkout_only=False)
+            if folder is None:
+                log.warning("the project folder %s is not a folder that names a project; ignored", settings.project_dir)
+        if folder is None and launch_dir is not None:
+            folder = named_folder(Path(launch_dir), checkout_only=True)
+        if folder is not None:
+            log.info("open project %r from the folder %s (%s)", folder[1], folder[0], folder[2])
+        return cls(settings.project, folder)
+
+    async def record_folder(self, opening: Any) -> None:
+        """Record the project folder in project_roots once the services are open."""
+        if self.folder is None:
+            return
+        try:
+            services = await opening.ready()
+            await services.memories.roots_seen(services.settings.agent_id, [self.folder])
+        except Exception as exc:
+            log.warning("could not record the project folder: %s", exc)
 
     def register(self, mcp: MCPServer) -> None:
         server = mcp._lowlevel_server
@@ -82,7 +152,7 @@ class OpenProjects:
         if _has_roots(ctx.session):
             self._asking = asyncio.ensure_future(self._ask(ctx.session, ctx.lifespan_context))
 
-    async def _ask(self, session: Any, services: Any) -> None:
+    async def _ask(self, session: Any, opening: Any) -> None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the SDK marks roots deprecated for a future protocol
@@ -96,17 +166,23 @@ class OpenProjects:
         log.info("open project(s) from the client's roots: %s", ", ".join(self.names or ("none",)))
         if named:
             try:
+                services = await opening.ready()
                 await services.memories.roots_seen(services.settings.agent_id, named)
             except Exception as exc:
                 log.warning("could not record the roots: %s", exc)
 
     def known(self) -> tuple[str, ...]:
         """The open projects as last heard, without asking (for reads that have no call)."""
-        return self.names or ((self.default,) if self.default else ())
+        if self.names:
+            return self.names
+        if self.folder is not None:
+            return (self.folder[1],)
+        return (self.default,) if self.default else ()
 
     async def current(self, ctx: Any) -> tuple[str, ...]:
         """The open projects for a call: the roots' (waiting for an answer on its way; asking
-        now if the client has roots and was never asked), else HINDSIGHT_PROJECT's."""
+        now if the client has roots and was never asked), else the folder's, else
+        HINDSIGHT_PROJECT's."""
         if self._asking is None and ctx is not None and _has_roots(ctx.session):
             self._asking = asyncio.ensure_future(self._ask(ctx.session, ctx.request_context.lifespan_context))
         if self._asking is not None and not self._asking.done():
@@ -115,7 +191,11 @@ class OpenProjects:
 
 
 def _has_roots(session: Any) -> bool:
+    """Whether the client can be asked for its roots: it declares them, on a connection of
+    the handshake era (2026-07-28 has no server-to-client requests)."""
     try:
+        if str(session.protocol_version) in MODERN_VERSIONS:
+            return False
         return bool(session.check_client_capability(ClientCapabilities(roots=RootsCapability())))
     except Exception:
         return False

@@ -5,16 +5,14 @@ The SDK's transport logs and drops a line it cannot use, and the client waits fo
 such a line gets a JSON-RPC error: -32700 when it is not UTF-8 or not JSON; -32600 when it is
 JSON but not something we take (not one object, a lone surrogate, nested deeper than
 MAX_DEPTH, longer than MAX_LINE, not JSON-RPC), with the request's id when it has one. A
-leading byte-order mark is dropped. Like the SDK's, it moves fd 0 and 1 aside while serving,
-so a library printing to stdout can never corrupt the protocol.
+leading byte-order mark is dropped. The lines come from the front door (front.py), which
+reads the wire from the process's start and may have answered the opening request already.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import re
 from typing import Any, AsyncIterator
 
@@ -24,9 +22,9 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_REQUEST, PARSE_ERROR
 from pydantic import ValidationError
 
-MAX_LINE = 4 * 1024 * 1024  # the largest call (32 KB content, 16 KB metadata, 50 tool results) fits
+from .front import BOM, MAX_LINE, OVERLONG, Front
+
 MAX_DEPTH = 64
-BOM = b"\xef\xbb\xbf"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -96,37 +94,20 @@ def parse(line: bytes) -> tuple[types.JSONRPCMessage | None, SessionMessage | No
         )
 
 
-def _claim() -> tuple[int, int]:
-    """Private copies of the wire's fds; fd 0 reads /dev/null and fd 1 writes to stderr."""
-    wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    os.dup2(2, 1)
-    return wire_in, wire_out
-
-
 @contextlib.asynccontextmanager
-async def serve() -> AsyncIterator[tuple[Any, Any]]:
-    """(read_stream, write_stream) for the SDK's low-level server, over this process's stdio."""
-    wire_in, wire_out = _claim()
-    stdin = os.fdopen(wire_in, "rb", closefd=False)
-    stdout = anyio.wrap_file(os.fdopen(wire_out, "wb", closefd=False))
+async def serve(front: Front) -> AsyncIterator[tuple[Any, Any]]:
+    """(read_stream, write_stream) for the SDK's low-level server, over the front door's wire
+    (front.py: the lines it read, the opening request perhaps answered already)."""
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
     replies = write_send.clone()
 
-    async def readline(limit: int) -> bytes:
-        # abandon_on_cancel: at shutdown the thread may stay blocked on stdin; it holds nothing
-        return await anyio.to_thread.run_sync(stdin.readline, limit, abandon_on_cancel=True)
-
     async def reader() -> None:
+        front.handover()
         async with read_send, replies:
-            while line := await readline(MAX_LINE + 1):
-                if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                    while (rest := await readline(MAX_LINE)) and not rest.endswith(b"\n"):
-                        pass
+            # abandon_on_cancel: at shutdown the thread may stay waiting for a line; it holds nothing
+            while (line := await anyio.to_thread.run_sync(front.lines.get, abandon_on_cancel=True)) is not None:
+                if line is OVERLONG:
                     await replies.send(_error(None, INVALID_REQUEST, f"Invalid Request: longer than {MAX_LINE} bytes"))
                     continue
                 message, error = parse(line)
@@ -139,8 +120,9 @@ async def serve() -> AsyncIterator[tuple[Any, Any]]:
         async with write_recv:
             async for item in write_recv:
                 data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await stdout.write(data.encode("utf-8") + b"\n")
-                await stdout.flush()
+                if front.answered(data):
+                    continue
+                await anyio.to_thread.run_sync(front.write, data)
 
     try:
         async with anyio.create_task_group() as tg:
@@ -148,5 +130,4 @@ async def serve() -> AsyncIterator[tuple[Any, Any]]:
             tg.start_soon(writer)
             yield read_recv, write_send
     finally:
-        os.dup2(wire_out, 1)
-        os.dup2(wire_in, 0)
+        front.close()

@@ -62,8 +62,14 @@ from .params import (
 )
 
 
-def services_of(ctx: Context) -> Services:
-    return ctx.request_context.lifespan_context
+async def services_of(ctx: Context) -> Services:
+    """The services, once open (a call that comes while they open waits: services.Opening)."""
+    return await ctx.request_context.lifespan_context.ready()
+
+
+def session_of(s: Services, given: str | None) -> str | None:
+    """The call's session, else the client's (its environment: CLAUDE_CODE_SESSION_ID, …)."""
+    return given if given is not None else s.settings.session_id
 
 
 async def open_projects(ctx: Context) -> tuple[str, ...]:
@@ -100,12 +106,12 @@ async def store_memory(
     possible_conflicts? (similar memories: check whether one is now wrong; if this one
     replaces it, call invalidate_memory(memory_id=<old>, replaced_by=<this id>)), flags?,
     redacted? (secrets found: they are never stored in plain text)}."""
-    s = services_of(ctx)
+    s = await services_of(ctx)
     return await s.memories.store(
         s.acting_for(agent_id),
         content,
         memory_type=memory_type,
-        session_id=session_id,
+        session_id=session_of(s, session_id),
         importance=importance,
         metadata=metadata,
         tags=tags,
@@ -136,11 +142,11 @@ async def record_interaction(
     remembering: preferences, corrections, errors and their fixes, failures, task
     outcomes, feedback and tool results are kept (in the right memory layer); chit-chat
     and small talk are not. Cheap: call it freely. Returns {stored, reason, id}."""
-    s = services_of(ctx)
+    s = await services_of(ctx)
     agent = s.acting_for(agent_id)
     event = interactions.parse(
         content,
-        session_id=session_id,
+        session_id=session_of(s, session_id),
         task_type=task_type,
         task_status=task_status,
         user_feedback=user_feedback,
@@ -182,7 +188,7 @@ async def retrieve_memory(
     relevant (the question names things never stored, and nothing is close in meaning): the
     hits are then marked relevant: false. format='prompt' returns only a ready block (and
     the ids), which then holds no memory."""
-    s = services_of(ctx)
+    s = await services_of(ctx)
     return await s.recall.retrieve(
         s.acting_for(agent_id),
         query,
@@ -190,7 +196,7 @@ async def retrieve_memory(
         memory_type=memory_type,
         time_range=time_range,
         task_type=task_type,
-        session_id=session_id,
+        session_id=session_of(s, session_id),
         tools=tools,
         tags=tags,
         metadata=metadata,
@@ -208,7 +214,7 @@ async def get_memory(
     ctx: Context, memory_id: MemoryId, reveal: Reveal = False, agent_id: AgentId = None
 ) -> dict[str, Any]:
     """Read one memory by id, in any state (invalidated ones show why and when)."""
-    s = services_of(ctx)
+    s = await services_of(ctx)
     return await s.memories.get(s.acting_for(agent_id), memory_id, reveal=reveal)
 
 
@@ -223,7 +229,7 @@ async def update_memory(
 ) -> dict[str, Any]:
     """Correct or refine one of your memories in place (typo, better wording, importance).
     When a fact has changed, prefer invalidate_memory plus store_memory so history stays."""
-    s = services_of(ctx)
+    s = await services_of(ctx)
     return await s.memories.update(
         s.acting_for(agent_id), memory_id, content=content, importance=importance, metadata=metadata, tags=tags
     )
@@ -234,14 +240,14 @@ async def invalidate_memory(
 ) -> dict[str, Any]:
     """Mark a memory as no longer true (the user changed their mind, a fix stopped working).
     It stops being recalled but is kept as history."""
-    s = services_of(ctx)
+    s = await services_of(ctx)
     return await s.memories.invalidate(s.acting_for(agent_id), memory_id, reason, replaced_by)
 
 
 async def delete_memory(ctx: Context, memory_id: MemoryId, agent_id: AgentId = None) -> dict[str, Any]:
     """Forget a memory for good, e.g. when the user says "forget this". Cannot be undone;
     to record that something stopped being true, use invalidate_memory instead."""
-    s = services_of(ctx)
+    s = await services_of(ctx)
     return await s.memories.delete(s.acting_for(agent_id), memory_id)
 
 
@@ -260,7 +266,7 @@ async def list_memories(
 ) -> dict[str, Any]:
     """Browse memories, newest first: to review what is stored or find an id to update,
     invalidate or delete. To find memories about a topic, use retrieve_memory."""
-    s = services_of(ctx)
+    s = await services_of(ctx)
     return await s.memories.list(
         s.acting_for(agent_id),
         memory_type=memory_type,

@@ -9,7 +9,7 @@ import time
 
 import anyio
 import pytest
-from mcp_client import mcp_client, server_command, server_env
+from mcp_client import LAUNCH_DIR, mcp_client, server_command, server_env
 
 
 def _postmaster_alive(home) -> bool:
@@ -38,9 +38,16 @@ async def _wait_until(predicate, seconds=30.0) -> bool:
 
 
 def _start_raw(env):
-    """A server with a raw pipe, initialized (so the database is up)."""
+    """A server with a raw pipe, initialized and past a first call (so the database is up:
+    the handshake is answered before it opens)."""
     proc = subprocess.Popen(
-        [server_command()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env
+        [server_command()],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=LAUNCH_DIR,
     )
     proc.stdin.write(
         json.dumps(
@@ -60,6 +67,12 @@ def _start_raw(env):
     proc.stdin.flush()
     answer = json.loads(proc.stdout.readline())
     assert answer["id"] == 1 and "result" in answer
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_memories", "arguments": {}}}
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    proc.stdin.write(json.dumps(call) + "\n")
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    assert answer["id"] == 2 and not answer["result"]["isError"]
     return proc
 
 
@@ -69,8 +82,8 @@ async def test_two_servers_share_one_data_dir(pg_tmp):
     async with mcp_client(env) as first:
         stored = await first.call("store_memory", content="Window one learned that tests need -x")
         async with mcp_client(env) as second:
-            assert len(_holders(home)) == 2
             found = await second.call("retrieve_memory", query="what do tests need?")
+            assert len(_holders(home)) == 2
             assert found["memories"][0]["id"] == stored["id"]
         # the second window closed; the first still works on the same server
         assert (await first.call("get_memory", memory_id=stored["id"]))["content"].endswith("-x")

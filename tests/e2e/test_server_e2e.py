@@ -8,7 +8,7 @@ import anyio
 import asyncpg
 import pytest
 from mcp.shared.exceptions import MCPError
-from mcp_client import mcp_client, server_command, server_env
+from mcp_client import LAUNCH_DIR, mcp_client, server_command, server_env
 
 TOOLS = {
     "store_memory",
@@ -130,6 +130,7 @@ async def test_stdout_carries_only_mcp_messages(db_url):
             stderr=subprocess.PIPE,
             text=True,
             env=env,
+            cwd=LAUNCH_DIR,
         )
         out = []
         try:
