@@ -63,10 +63,15 @@ def _server_exe() -> str:
 
 
 def cmd_mcp_config(args, settings: Settings) -> int:
-    from .ide_config import config_for
+    from .ide_config import config_for, entry_of, toml_for
 
     config, notes = config_for(args.client, _server_exe(), settings)
-    print(json.dumps(config, indent=2, ensure_ascii=False))
+    if args.entry:
+        print(json.dumps(entry_of(config), ensure_ascii=False))
+    elif args.client == "codex":
+        print(toml_for(config), end="")
+    else:
+        print(json.dumps(config, indent=2, ensure_ascii=False))
     for note in notes:
         print(f"hindsight mcp-config: {note}", file=sys.stderr)
     return 0

@@ -14,6 +14,7 @@ from ..rules.validate import MEMORY_TYPES
 from . import commands as c
 from . import corrections as fix
 from . import offline
+from .ide_config import CLIENTS
 
 
 def json_object(text: str) -> dict[str, Any]:
@@ -198,8 +199,13 @@ def _offline(command: Commands, p: Shared) -> None:
 
     command("keygen", offline.cmd_keygen, "print a new HINDSIGHT_ENCRYPTION_KEY")
     command("doctor", offline.cmd_doctor, "check database, pgvector, migrations, embedder and the server's stdout")
-    s = command("mcp-config", offline.cmd_mcp_config, "print the JSON an IDE needs to launch the server")
-    s.add_argument("--client", default="claude-desktop", choices=["claude-desktop", "cursor", "vscode", "claude-code"])
+    s = command("mcp-config", offline.cmd_mcp_config, "print the config an IDE or agent needs to launch the server")
+    s.add_argument(
+        "--client", default="claude-desktop", choices=CLIENTS, help="whose config (codex: TOML; others: JSON)"
+    )
+    s.add_argument(
+        "--entry", action="store_true", help="only the server's entry, on one line (for `claude mcp add-json`)"
+    )
 
 
 def parser() -> argparse.ArgumentParser:

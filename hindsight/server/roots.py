@@ -5,7 +5,8 @@ In this order (the call's own `project` comes before all of them):
    earlier): a client that declares the `roots` capability is asked `roots/list` once it
    has sent `initialized`, and again on `notifications/roots/list_changed`. Protocol
    2026-07-28 deprecates roots and has no server-to-client requests, so it is never asked.
-2. The project folder the client's configuration names: HINDSIGHT_PROJECT_DIR (which
+2. The workspace a call names in its `_meta` (Codex sends its session's folders there), else
+   the project folder the client's configuration names: HINDSIGHT_PROJECT_DIR (which
    `hindsight mcp-config` fills with the client's own variable, e.g. VS Code's
    ${workspaceFolder}), or a variable the client sets itself (Claude Code:
    CLAUDE_PROJECT_DIR).
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import warnings
 from pathlib import Path
@@ -109,6 +111,39 @@ def named_folder(folder: Path, *, checkout_only: bool, home: Path | None = None)
     return (uri, *found) if found else None
 
 
+def call_meta(ctx: Any) -> dict[str, Any]:
+    """A call's `_meta`, as a plain dict ({} when it has none)."""
+    meta = getattr(getattr(ctx, "request_context", None), "meta", None)
+    if meta is None:
+        return {}
+    try:
+        return meta.model_dump(by_alias=True) if hasattr(meta, "model_dump") else dict(meta)
+    except Exception:
+        return {}
+
+
+def _codex_turn(meta: dict[str, Any]) -> dict[str, Any]:
+    turn = meta.get("x-codex-turn-metadata")
+    if isinstance(turn, str):
+        with contextlib.suppress(ValueError):
+            turn = json.loads(turn)
+    return turn if isinstance(turn, dict) else {}
+
+
+def session_in_call(meta: dict[str, Any]) -> str | None:
+    """The client's session id a call carries (Codex: `sessionId`)."""
+    found = meta.get("sessionId") or _codex_turn(meta).get("session_id")
+    return found if isinstance(found, str) and found.strip() else None
+
+
+def folder_in_call(meta: dict[str, Any]) -> str | None:
+    """The workspace folder a call names (Codex: x-codex-turn-metadata.workspaces)."""
+    workspaces = _codex_turn(meta).get("workspaces")
+    if isinstance(workspaces, dict):
+        return next((w for w in workspaces if isinstance(w, str) and w.startswith("/")), None)
+    return None
+
+
 class OpenProjects:
     """The session's open project: the roots as project names, kept current, else the
     project folder's (see the module's docstring for the order)."""
@@ -118,6 +153,8 @@ class OpenProjects:
         self.folder = folder  # (root URI, name, source) of the configured or launch folder
         self.names: tuple[str, ...] | None = None  # None: not known (never asked, or no roots)
         self._asking: asyncio.Task | None = None
+        self._named: dict[str, tuple[str, str, str] | None] = {}  # a call's workspace folder -> its project
+        self._opening: Any = None
 
     @classmethod
     def of_session(cls, settings: Any, launch_dir: str | None) -> "OpenProjects":
@@ -133,15 +170,28 @@ class OpenProjects:
             log.info("open project %r from the folder %s (%s)", folder[1], folder[0], folder[2])
         return cls(settings.project, folder)
 
-    async def record_folder(self, opening: Any) -> None:
+    async def record_folder(self, opening: Any, folder: tuple[str, str, str] | None = None) -> None:
         """Record the project folder in project_roots once the services are open."""
-        if self.folder is None:
+        self._opening = opening
+        folder = folder or self.folder
+        if folder is None:
             return
         try:
             services = await opening.ready()
-            await services.memories.roots_seen(services.settings.agent_id, [self.folder])
+            await services.memories.roots_seen(services.settings.agent_id, [folder])
         except Exception as exc:
             log.warning("could not record the project folder: %s", exc)
+
+    def _of_call(self, ctx: Any) -> tuple[str, str, str] | None:
+        """The project of the workspace the call names, named once per folder."""
+        path = folder_in_call(call_meta(ctx))
+        if path is None:
+            return None
+        if path not in self._named:
+            self._named[path] = named_folder(Path(path), checkout_only=False)
+            if self._named[path] is not None and self._opening is not None:
+                asyncio.ensure_future(self.record_folder(self._opening, self._named[path]))
+        return self._named[path]
 
     def register(self, mcp: MCPServer) -> None:
         server = mcp._lowlevel_server
@@ -187,6 +237,8 @@ class OpenProjects:
             self._asking = asyncio.ensure_future(self._ask(ctx.session, ctx.request_context.lifespan_context))
         if self._asking is not None and not self._asking.done():
             await asyncio.wait([self._asking], timeout=ASK_SECONDS)
+        if not self.names and ctx is not None and (named := self._of_call(ctx)) is not None:
+            return (named[1],)
         return self.known()
 
 

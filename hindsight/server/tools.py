@@ -4,11 +4,14 @@ docstrings are the published descriptions."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 
+from ..errors import InvalidInput
+from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
 from ..services import Services
 from ..store import interactions
@@ -60,6 +63,7 @@ from .params import (
     TopK,
     TtlSeconds,
 )
+from .roots import call_meta, session_in_call
 
 
 async def services_of(ctx: Context) -> Services:
@@ -67,9 +71,16 @@ async def services_of(ctx: Context) -> Services:
     return await ctx.request_context.lifespan_context.ready()
 
 
-def session_of(s: Services, given: str | None) -> str | None:
-    """The call's session, else the client's (its environment: CLAUDE_CODE_SESSION_ID, …)."""
-    return given if given is not None else s.settings.session_id
+def session_of(s: Services, given: str | None, ctx: Context) -> str | None:
+    """The call's session, else the client's: the one its `_meta` carries (Codex), else its
+    environment's (CLAUDE_CODE_SESSION_ID, …)."""
+    if given is not None:
+        return given
+    found = session_in_call(call_meta(ctx))
+    if found is not None:
+        with contextlib.suppress(InvalidInput):  # not usable as a session id: as if absent
+            return v.identifier("session_id", found)
+    return s.settings.session_id
 
 
 async def open_projects(ctx: Context) -> tuple[str, ...]:
@@ -111,7 +122,7 @@ async def store_memory(
         s.acting_for(agent_id),
         content,
         memory_type=memory_type,
-        session_id=session_of(s, session_id),
+        session_id=session_of(s, session_id, ctx),
         importance=importance,
         metadata=metadata,
         tags=tags,
@@ -146,7 +157,7 @@ async def record_interaction(
     agent = s.acting_for(agent_id)
     event = interactions.parse(
         content,
-        session_id=session_of(s, session_id),
+        session_id=session_of(s, session_id, ctx),
         task_type=task_type,
         task_status=task_status,
         user_feedback=user_feedback,
@@ -196,7 +207,7 @@ async def retrieve_memory(
         memory_type=memory_type,
         time_range=time_range,
         task_type=task_type,
-        session_id=session_of(s, session_id),
+        session_id=session_of(s, session_id, ctx),
         tools=tools,
         tags=tags,
         metadata=metadata,
