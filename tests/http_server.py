@@ -60,8 +60,16 @@ def servers(db_url: str, n: int = 2, **env: str):
 
 @contextlib.contextmanager
 def bearer_proxy(target: str, bearer: str):
-    """http://127.0.0.1:PORT forwarding every request to `target` with the token added."""
+    """http://127.0.0.1:PORT forwarding every request to `target` with the token added. Host
+    and Origin go through as sent, their port turned into the target's, so that the server's
+    own checks of them (DNS-rebinding protection) see what the client sent."""
     import uvicorn
+
+    port = free_port()
+    target_port = target.rsplit(":", 1)[1].split("/")[0]
+
+    def translated(value: str) -> str:
+        return value.replace(f":{port}", f":{target_port}")
 
     async def app(scope, receive, send):
         if scope["type"] != "http":
@@ -71,7 +79,10 @@ def bearer_proxy(target: str, bearer: str):
             message = await receive()
             body += message.get("body", b"")
             more = message.get("more_body", False)
-        headers = {k.decode(): v.decode() for k, v in scope["headers"] if k not in (b"host", b"content-length")}
+        headers = {k.decode(): v.decode() for k, v in scope["headers"] if k != b"content-length"}
+        for name in ("host", "origin"):
+            if name in headers:
+                headers[name] = translated(headers[name])
         headers["authorization"] = f"Bearer {bearer}"
         query = ("?" + scope["query_string"].decode()) if scope["query_string"] else ""
         async with httpx2.AsyncClient(timeout=120) as client:
@@ -83,7 +94,6 @@ def bearer_proxy(target: str, bearer: str):
         await send({"type": "http.response.start", "status": answer.status_code, "headers": out})
         await send({"type": "http.response.body", "body": answer.content})
 
-    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

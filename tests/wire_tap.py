@@ -1,6 +1,7 @@
 """A recording tap between an MCP client and the stdio server it launches:
 
     python wire_tap.py LOG [ERRLOG] -- hindsight-server [args]
+    python wire_tap.py LOG hindsight-server [args]
 
 starts the server with the tap's own stdin and stdout passed through (its stderr too, or
 appended to ERRLOG when given), and appends to
@@ -22,8 +23,8 @@ import time
 
 
 def main() -> int:
-    split = sys.argv.index("--")
-    log_path, errlog, command = sys.argv[1], sys.argv[2:split], sys.argv[split + 1 :]
+    split = sys.argv.index("--") if "--" in sys.argv else 1  # a client may eat the "--" (the Inspector does)
+    log_path, errlog, command = sys.argv[1], sys.argv[2:split], sys.argv[max(split + 1, 2) :]
     started = time.monotonic()
     log = open(log_path, "a", buffering=1)
     lock = threading.Lock()

@@ -71,7 +71,7 @@ Project = Annotated[
     Field(
         max_length=200,
         description=(
-            "The project (repository) it belongs to; default: the one the IDE has open (its MCP roots), "
+            "The project (repository) it belongs to; default: the one the IDE has open (its project folder), "
             'except preferences about the user, which stay global; "" for no project'
         ),
     ),

@@ -193,7 +193,7 @@ async def retrieve_memory(
     memory_type, created_at, score, confidence (0-1), the channels that found it,
     score_parts, metadata, and possibly_outdated_by when a newer memory says it changed.
     Invalidated and expired memories are never returned. The project the IDE has open
-    (its MCP roots) comes first with global memories; another project's ranks lower but
+    (its project folder) comes first with global memories; another project's ranks lower but
     still shows when it is clearly the best match; each hit names its `project`.
     Confidence never rises down the list. nothing_relevant: true says that no memory is
     relevant (the question names things never stored, and nothing is close in meaning): the
