@@ -29,7 +29,11 @@ def prepare(settings: Settings, *, check_embedder: bool = True, check_role: bool
     (optionally) agrees with the configured embedder and lets its role act for
     HINDSIGHT_AGENT_ID (the server's check; the CLI names agents itself). Raises
     HindsightError otherwise."""
-    url = resolve_url(settings)
+    return make_ready(settings, resolve_url(settings), check_embedder=check_embedder, check_role=check_role)
+
+
+def make_ready(settings: Settings, url: str, *, check_embedder: bool = True, check_role: bool = False) -> str:
+    """`prepare`'s checks and migrations, on a database already chosen and started."""
     asyncio.run(ensure_pgvector(url))
     migrate.upgrade(url)
     if check_embedder:

@@ -1,7 +1,10 @@
 """The MCP face: tools, resources and the prompt over stdio, and the boundary that
 turns failures into MCP errors. Imports services and the parts below; nothing imports it.
 
-    main        build() (tools, resources, the prompt, the lifespan on services.serving), main()
+    main        the entry point: arguments, signals, the front door first, then the server
+    front       the stdio wire from the first moment, connect requests answered early
+    handshake   those early answers, in the SDK's own words (standard library only)
+    app         build() (tools, resources, the prompt, the lifespan on services.opening), serving
     params      the tools' parameter types: limits and descriptions of the published schema
     tools       the eight tools
     resources   memory://{agent_id}/profile and /recent, the configured agent's pair listed
@@ -9,4 +12,7 @@ turns failures into MCP errors. Imports services and the parts below; nothing im
     boundary    HindsightServer: every failure as a clean MCP error
     arguments   strict tool arguments, refused in our words
     stdio       the transport: every line read is answered
+    roots       the open project: roots, the project folder, the launch folder
+    protocol    completion and logging/setLevel
+    http        the team's transport: streamable HTTP with bearer tokens
 """

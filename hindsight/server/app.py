@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import logging
 import sys
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 from mcp.server.mcpserver import MCPServer
 
@@ -29,18 +29,24 @@ log = logging.getLogger("hindsight.server")
 
 
 def build(
-    settings: Settings, url: str | None = None, *, roots: bool = True, launch_dir: str | None = None
+    settings: Settings,
+    url: str | None = None,
+    *,
+    roots: bool = True,
+    launch_dir: str | None = None,
+    started_db: Any = None,
 ) -> MCPServer:
     """The server. `url`: a database already prepared (the HTTP server prepares it before it
     listens); None: prepared in the background while the server answers (stdio). `roots`: ask
     a client of the handshake era for its roots (stdio: one client per process; stateless HTTP
     has no back-channel, and its clients name their project per call). `launch_dir`: the
-    folder the client started the server in (stdio), a source of the open project."""
+    folder the client started the server in (stdio), a source of the open project.
+    `started_db`: the database's start, already under way (services.start_early)."""
     running: dict[str, services.Services] = {}  # the services once open, for the listed resources
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[services.Opening]:
-        async with services.opening(settings, url, wait=url is not None) as opened:
+        async with services.opening(settings, url, wait=url is not None, started_db=started_db) as opened:
             mcp.opening = opened
             background = [
                 asyncio.ensure_future(_keep(opened, running)),
@@ -81,9 +87,9 @@ async def _keep(opened: services.Opening, running: dict[str, services.Services])
         running["services"] = opened.services
 
 
-def serve_stdio(front: Front, settings: Settings, launch_dir: str) -> None:
+def serve_stdio(front: Front, settings: Settings, launch_dir: str, started_db: Any = None) -> None:
     """Serve the client on the front door's wire until it leaves."""
-    server = build(settings, launch_dir=launch_dir)
+    server = build(settings, launch_dir=launch_dir, started_db=started_db)
     server.front = front
     log.info("hindsight serving on stdio (agent %s, embedder %s)", settings.agent_id, settings.embedder)
     server.run("stdio")

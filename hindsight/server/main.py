@@ -95,9 +95,12 @@ def main(argv: list[str] | None = None) -> None:
             serve_http(settings, args.host, args.port, tuple(args.allow_host))
             return
         door = front.Front(handshake.Door("hindsight", version(), INSTRUCTIONS))
+        from ..services import start_early
+
+        started_db = start_early(settings)  # PostgreSQL starts on the other core meanwhile
         from .app import serve_stdio  # the MCP SDK and the rest: about a second, while the door answers
 
-        serve_stdio(door, settings, os.getcwd())
+        serve_stdio(door, settings, os.getcwd(), started_db)
     except Exception as exc:
         known = _known(exc)
         if known is None:

@@ -29,6 +29,7 @@ RUNS = [
     ("replay.py", [], "stored"),
     ("roots_transcript.py", [], "roots"),
     ("secrets_detector.py", [], "caught"),
+    ("startup.py", ["--starts", "1"], "initialize"),
     ("stdio_latency.py", ["--memories", "30", "--queries", "6"], "p50"),
     ("trust_probe.py", ["--points", "1,7"], "agents"),
 ]
