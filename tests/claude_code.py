@@ -186,20 +186,13 @@ def answer_to(records: list[dict[str, Any]], method: str) -> dict[str, Any] | No
 
 
 def transcript(session: Session, model: ScriptedModel) -> str:
-    """What the scripted model was sent and what it answered, for a test's output (-s)."""
-    lines = [f"$ claude -p {session.prompt!r}   (in {session.cwd}, session {session.id})"]
-    for body in model.turns(session.id):
-        last = body["messages"][-1]
-        for block in (
-            last["content"] if isinstance(last["content"], list) else [{"type": "text", "text": last["content"]}]
-        ):
-            if block.get("type") == "tool_result":
-                shown = json.dumps(block.get("content"))[:300]
-                lines.append(f"  model <- tool_result{' (error)' if block.get('is_error') else ''}: {shown}")
-            elif block.get("type") == "text" and not block["text"].startswith("<system-reminder>"):
-                lines.append(f"  model <- user: {block['text'][:300]}")
+    """What the scripted model was sent and what it answered, for a test's output (-s): the
+    prompt, then for each of its turns the tool it called and the result it was shown."""
+    lines = [f"$ claude -p {session.prompt!r}   (in {session.cwd.name}/, session {session.id[:8]})"]
     for result in model.tool_results(session.id):
-        lines.append(f"  model -> {result['name']}({json.dumps(result['input'], ensure_ascii=False)[:200]})")
-    lines.append(f"  answer: {session.answer!r}; connected in {session.connected_ms()} ms")
+        lines.append(f"  model -> {result['name']}({json.dumps(result['input'], ensure_ascii=False)[:160]})")
+        shown = result["text"].replace("\n", " ")
+        lines.append(f"  model <- {'ERROR ' if result['is_error'] else ''}{shown[:220]}")
+    lines.append(f"  answer: {session.answer!r}; Claude Code: connected in {session.connected_ms()} ms")
     print("\n".join(lines), file=sys.stderr)
     return "\n".join(lines)

@@ -54,6 +54,26 @@ class RawServer:
         await self.notify("notifications/initialized")
         return init
 
+    async def start_modern(self, timeout: float = 180) -> dict:
+        """Open as a 2026-07-28 client does: server/discover with the per-request envelope,
+        which every later call carries too (`self.meta`)."""
+        self.meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "rawrpc", "version": "0"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+        self.proc = await asyncio.create_subprocess_exec(
+            *self.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=self.stderr if self.stderr is not None else asyncio.subprocess.DEVNULL,
+            env=self.env,
+            cwd=self.cwd,
+            limit=64 * 1024 * 1024,
+        )
+        self._reader = asyncio.create_task(self._read())
+        return await self.request("server/discover", {"_meta": self.meta}, timeout=timeout)
+
     async def _read(self) -> None:
         assert self.proc and self.proc.stdout
         while True:
@@ -108,9 +128,10 @@ class RawServer:
             self._waiting.pop(request_id, None)
             raise NoAnswer(f"{method} got no answer within {timeout} s") from None
 
-    async def call(self, tool: str, arguments: Any, timeout: float = 30) -> dict:
-        """tools/call; returns the JSON-RPC answer (result or error)."""
-        return await self.request("tools/call", {"name": tool, "arguments": arguments}, timeout=timeout)
+    async def call(self, tool: str, arguments: Any, timeout: float = 30, meta: dict | None = None) -> dict:
+        """tools/call; returns the JSON-RPC answer (result or error). `meta`: the call's _meta."""
+        params = {"name": tool, "arguments": arguments, **({"_meta": meta} if meta else {})}
+        return await self.request("tools/call", params, timeout=timeout)
 
     async def raw_answer(self, data: bytes, request_id: Any = None, timeout: float = 5) -> dict | None:
         """Send bytes as one line; the answer is either to `request_id` (if the line carries

@@ -10,8 +10,12 @@ In this order (the call's own `project` comes before all of them):
    `hindsight mcp-config` fills with the client's own variable, e.g. VS Code's
    ${workspaceFolder}), or a variable the client sets itself (Claude Code:
    CLAUDE_PROJECT_DIR).
-3. The folder the client started the server in, when it is inside a git checkout (Claude
-   Code starts it in the project's folder). Never / or the home folder.
+3. On protocol 2026-07-28, which has no roots, the folder the client started the server in,
+   when it is inside a git checkout (Claude Code starts it in the project's folder). Never /
+   or the home folder. Not on the handshake era: there a client that declares no roots has
+   said that it has no folder open, and the folder it was started in is only where its user
+   happened to be (the IDE benchmark, run from a checkout, would find every one of its
+   rootless questions inside that project: R@1 0.79 -> 0.47).
 4. HINDSIGHT_PROJECT.
 A folder becomes a name as a root does: the git remote's repository name when it is (inside)
 a git checkout, else the folder's name; roots and folders are recorded in project_roots. One
@@ -148,9 +152,16 @@ class OpenProjects:
     """The session's open project: the roots as project names, kept current, else the
     project folder's (see the module's docstring for the order)."""
 
-    def __init__(self, default: str | None, folder: tuple[str, str, str] | None = None):
+    def __init__(
+        self,
+        default: str | None,
+        folder: tuple[str, str, str] | None = None,
+        launch: tuple[str, str, str] | None = None,
+    ):
         self.default = default  # HINDSIGHT_PROJECT
-        self.folder = folder  # (root URI, name, source) of the configured or launch folder
+        self.folder = folder  # (root URI, name, source) of the configured project folder
+        self.launch = launch  # the same for the launch folder's git checkout (2026-07-28 only)
+        self._modern = False  # a call on 2026-07-28 came: the launch folder counts
         self.names: tuple[str, ...] | None = None  # None: not known (never asked, or no roots)
         self._asking: asyncio.Task | None = None
         self._named: dict[str, tuple[str, str, str] | None] = {}  # a call's workspace folder -> its project
@@ -158,17 +169,16 @@ class OpenProjects:
 
     @classmethod
     def of_session(cls, settings: Any, launch_dir: str | None) -> "OpenProjects":
-        """The configured project folder's project, else the launch folder's checkout's."""
+        """The configured project folder's project, and the launch folder's checkout's."""
         folder = None
         if settings.project_dir is not None:
             folder = named_folder(Path(settings.project_dir), checkout_only=False)
             if folder is None:
                 log.warning("the project folder %s is not a folder that names a project; ignored", settings.project_dir)
-        if folder is None and launch_dir is not None:
-            folder = named_folder(Path(launch_dir), checkout_only=True)
-        if folder is not None:
-            log.info("open project %r from the folder %s (%s)", folder[1], folder[0], folder[2])
-        return cls(settings.project, folder)
+            else:
+                log.info("open project %r from the folder %s (%s)", folder[1], folder[0], folder[2])
+        launch = named_folder(Path(launch_dir), checkout_only=True) if launch_dir is not None else None
+        return cls(settings.project, folder, launch)
 
     async def record_folder(self, opening: Any, folder: tuple[str, str, str] | None = None) -> None:
         """Record the project folder in project_roots once the services are open."""
@@ -227,6 +237,8 @@ class OpenProjects:
             return self.names
         if self.folder is not None:
             return (self.folder[1],)
+        if self.launch is not None and self._modern:
+            return (self.launch[1],)
         return (self.default,) if self.default else ()
 
     async def current(self, ctx: Any) -> tuple[str, ...]:
@@ -239,7 +251,19 @@ class OpenProjects:
             await asyncio.wait([self._asking], timeout=ASK_SECONDS)
         if not self.names and ctx is not None and (named := self._of_call(ctx)) is not None:
             return (named[1],)
+        if ctx is not None and not self._modern and self.launch is not None and _modern(ctx.session):
+            self._modern = True
+            log.info("open project %r from the launch folder %s (%s)", self.launch[1], self.launch[0], self.launch[2])
+            if self._opening is not None:
+                asyncio.ensure_future(self.record_folder(self._opening, self.launch))
         return self.known()
+
+
+def _modern(session: Any) -> bool:
+    try:
+        return str(session.protocol_version) in MODERN_VERSIONS
+    except Exception:
+        return False
 
 
 def _has_roots(session: Any) -> bool:

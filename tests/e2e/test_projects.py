@@ -102,3 +102,43 @@ async def test_a_client_without_roots_works_as_before_and_hindsight_project_is_t
     async with mcp_client(_env(db_url, HINDSIGHT_PROJECT="basket")) as c:
         stored = await c.call("store_memory", content="basket deploys with `make release`.", memory_type="procedural")
         assert stored["memory"]["project"] == "basket"
+
+
+async def test_without_roots_the_project_comes_from_the_folder_the_client_names_or_starts_in(db_url, tmp_path):
+    """HINDSIGHT_PROJECT_DIR (or CLAUDE_PROJECT_DIR) names the project folder; the launch
+    folder's git checkout counts on protocol 2026-07-28 only (no roots there); a handshake-era
+    client without roots started in a checkout stays without a project, as before."""
+    from mcp_client import server_command
+    from rawrpc import RawServer, structured
+
+    pantry = tmp_path / "src" / "pantry"
+    _git_checkout(pantry, "https://github.com/kitchen/pantry.git")
+    (pantry / "sub").mkdir()
+    plain = tmp_path / "notes"
+    plain.mkdir()
+
+    async def stored_project(cwd, env, modern: bool) -> str | None:
+        server = RawServer([server_command()], env, cwd=str(cwd))
+        if modern:
+            await server.start_modern()
+        else:
+            await server.start()
+        try:
+            answer = await server.call("store_memory", {"content": f"Pantry notes {cwd.name} {modern} {sorted(env)}"},
+                                       meta=server.meta if modern else None)  # fmt: skip
+            return structured(answer)["memory"]["project"]
+        finally:
+            await server.close()
+
+    assert await stored_project(pantry / "sub", _env(db_url), modern=True) == "pantry"
+    assert await stored_project(pantry / "sub", _env(db_url), modern=False) is None
+    assert await stored_project(tmp_path, _env(db_url, HINDSIGHT_PROJECT_DIR=str(plain)), modern=False) == "notes"
+    assert await stored_project(tmp_path, _env(db_url, CLAUDE_PROJECT_DIR=str(pantry)), modern=False) == "pantry"
+    home_env = _env(db_url, HINDSIGHT_PROJECT="fallback")
+    assert await stored_project(tmp_path, home_env, modern=True) == "fallback", "not a checkout: HINDSIGHT_PROJECT"
+    conn = await asyncpg.connect(db_url)
+    try:
+        recorded = {r["project"]: r["root"] for r in await conn.fetch("SELECT project, root FROM project_roots")}
+    finally:
+        await conn.close()
+    assert recorded["pantry"] == pantry.as_uri() and recorded["notes"] == plain.as_uri()
