@@ -27,8 +27,12 @@ def _segment(run: str) -> str:
     return " ".join(w for w in rjieba.cut(run) if w.strip() and w not in _ZH_STOP)
 
 
-# Identifiers such as ERR_SSL_PROTOCOL_ERROR, numpy.linalg, pg_dump, HTTP/2, v1.2.3.
-_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_.\-/:][A-Za-z0-9]+)+")
+# Identifiers such as ERR_SSL_PROTOCOL_ERROR, numpy.linalg, pg_dump, HTTP/2, v1.2.3. Linear in
+# the text: a match starts only where a run of letters and digits starts, and no run gives
+# characters back (possessive), since none of them could be a separator. Plain `[A-Za-z0-9]+`
+# retried from every position of a long run and backtracked through it: 32 KB of one letter
+# took minutes (issue 29).
+_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]++(?:[_.\-/:][A-Za-z0-9]++)+")
 _PATHLIKE = re.compile(r"[/.:]")
 
 

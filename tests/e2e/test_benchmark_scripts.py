@@ -31,6 +31,7 @@ RUNS = [
     ("secrets_detector.py", [], "caught"),
     ("startup.py", ["--starts", "1"], "initialize"),
     ("stdio_latency.py", ["--memories", "30", "--queries", "6"], "p50"),
+    ("text_rules.py", ["--size", "4096"], "slowest"),
     ("trust_probe.py", ["--points", "1,7"], "agents"),
 ]
 NEEDS_SHARED = [  # the shared benchmark data beside the checkout
