@@ -392,6 +392,11 @@ def _leave(home: Path, wait: bool = True) -> None:
         log.info("embedded postgres: left without taking the lock (busy)")
 
 
+def leave(home: Path) -> None:
+    """Give up this process's hold on one home's server (it stops if this was its last holder)."""
+    _leave(home)
+
+
 def release(wait: bool = True) -> None:
     """Give up this process's hold now (the server stops if it was the last holder): at
     exit, or on SIGINT / SIGTERM with `wait=False`, which asks a last server to stop and

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import anyio
@@ -36,11 +37,22 @@ async def test_the_server_mcp_config_names_finds_the_cli_memories(pg_tmp):
     assert key not in config.stdout and key not in config.stderr  # the key's value is never written
     assert "HINDSIGHT_ENCRYPTION_KEY is set here but not written" in config.stderr
     server = json.loads(config.stdout)["mcpServers"]["hindsight"]
-    assert server["env"] == {"HINDSIGHT_AGENT_ID": "me", "HINDSIGHT_HOME": str(home.resolve())}
+    assert server["env"] == {
+        "HINDSIGHT_AGENT_ID": "me",
+        "HINDSIGHT_HOME": str(home.resolve()),
+        "HINDSIGHT_PROJECT_DIR": "${workspaceFolder}",  # Cursor fills in the folder it has open
+    }
 
     # An IDE launches exactly what the config says, with only the config's environment
-    # (plus what any process has: PATH, HOME).
-    ide_env = {**server_env(), **server["env"], "HINDSIGHT_ENCRYPTION_KEY": key}
+    # (plus what any process has: PATH, HOME), its variables expanded.
+    workspace = pg_tmp / "workspace"
+    workspace.mkdir()
+    ide_env = {
+        **server_env(),
+        **server["env"],
+        "HINDSIGHT_ENCRYPTION_KEY": key,
+        "HINDSIGHT_PROJECT_DIR": str(workspace),
+    }
     params = StdioServerParameters(command=server["command"], args=server["args"], env=ide_env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -61,12 +73,12 @@ async def test_mcp_config_carries_the_database_url_and_embedder(db_url):
         HINDSIGHT_EMBED_MODEL="m",
         HINDSIGHT_EMBED_API_KEY="sk-test-not-a-real-key-0000000000",
     )
-    for client in ("vscode", "claude-code", "claude-desktop"):
+    for client in ("vscode", "claude-code", "claude-desktop", "gemini", "codex"):
         done = await anyio.to_thread.run_sync(lambda client=client: _run("mcp-config", "--client", client, env=env))
         assert done.returncode == 0, done.stderr
         assert "sk-test" not in done.stdout + done.stderr
-        config = json.loads(done.stdout)
-        block = (config.get("servers") or config.get("mcpServers"))["hindsight"]["env"]
+        config = tomllib.loads(done.stdout) if client == "codex" else json.loads(done.stdout)
+        block = (config.get("servers") or config.get("mcpServers") or config.get("mcp_servers"))["hindsight"]["env"]
         assert block["HINDSIGHT_DATABASE_URL"] == db_url and "HINDSIGHT_HOME" not in block
         assert (block["HINDSIGHT_EMBEDDER"], block["HINDSIGHT_EMBED_URL"], block["HINDSIGHT_EMBED_MODEL"]) == (
             "openai",
@@ -78,6 +90,11 @@ async def test_mcp_config_carries_the_database_url_and_embedder(db_url):
             assert config["inputs"][0]["password"] is True
         elif client == "claude-code":  # expanded from the environment Claude Code runs in
             assert block["HINDSIGHT_EMBED_API_KEY"] == "${HINDSIGHT_EMBED_API_KEY}"
+        elif client == "gemini":  # so is Gemini CLI's
+            assert block["HINDSIGHT_EMBED_API_KEY"] == "$HINDSIGHT_EMBED_API_KEY"
+        elif client == "codex":  # Codex forwards the variables env_vars names
+            assert config["mcp_servers"]["hindsight"]["env_vars"] == ["HINDSIGHT_EMBED_API_KEY"]
+            assert config["mcp_servers"]["hindsight"]["required"] is True and "HINDSIGHT_EMBED_API_KEY" not in block
         else:
             assert "HINDSIGHT_EMBED_API_KEY" not in block
 
