@@ -142,8 +142,7 @@ def postmaster(pgdata: Path) -> tuple[int, Path] | None:
     return (pid, sockdir) if _alive(pid, "postgres") else None  # a killed one may linger as a zombie
 
 
-def _stopping(pgdata: Path) -> bool:
-    """Whether the postmaster says it is shutting down (line 8 of postmaster.pid, its status)."""
+def _stopping(pgdata: Path) -> bool:  # line 8 of postmaster.pid is its status
     try:
         return (pgdata / "postmaster.pid").read_text().splitlines()[7].strip() == "stopping"
     except (OSError, IndexError):
@@ -151,8 +150,8 @@ def _stopping(pgdata: Path) -> bool:
 
 
 def _wait_stopped(pgdata: Path) -> None:
-    """Wait for a postmaster that is shutting down (a holder that left in a hurry asked it to)
-    to be gone, so that it is started afresh rather than joined while it closes its doors."""
+    """Wait for a postmaster that is shutting down (a holder that left in a hurry asked it
+    to): it is started afresh, not joined while it closes its doors."""
     deadline = time.monotonic() + START_SECONDS
     while _stopping(pgdata) and postmaster(pgdata) is not None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -392,14 +391,9 @@ def _leave(home: Path, wait: bool = True) -> None:
         log.info("embedded postgres: left without taking the lock (busy)")
 
 
-def leave(home: Path) -> None:
-    """Give up this process's hold on one home's server (it stops if this was its last holder)."""
-    _leave(home)
-
-
-def release(wait: bool = True) -> None:
-    """Give up this process's hold now (the server stops if it was the last holder): at
-    exit, or on SIGINT / SIGTERM with `wait=False`, which asks a last server to stop and
-    returns without waiting for it (Claude Code allows 100 ms before it escalates)."""
-    for pgdata in list(_held):
+def release(wait: bool = True, home: Path | None = None) -> None:
+    """Give up this process's hold now (the server stops if it was the last holder), on
+    `home`'s server or all: at exit, or on SIGINT / SIGTERM with `wait=False`, which asks a
+    last server to stop without waiting for it (Claude Code allows 100 ms, then escalates)."""
+    for pgdata in [data_dir(home)] if home is not None else list(_held):
         _leave(pgdata.parent, wait)

@@ -191,4 +191,4 @@ async def test_sigint_ends_the_server_at_once_and_loses_no_acknowledged_write(pg
         finally:
             await conn.close()
     finally:
-        embedded.leave(home)  # this home's only: the session's own server stays up
+        embedded.release(home=home)  # this home's only: the session's own server stays up
