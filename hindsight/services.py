@@ -225,14 +225,14 @@ class Opening:
     async def settled(self) -> None:
         await self._settled.wait()
 
-    async def ready(self, seconds: float | None = None) -> Services:
+    async def ready(self) -> Services:
         if not self._settled.is_set():
             try:
-                await asyncio.wait_for(self._settled.wait(), START_SECONDS if seconds is None else seconds)
+                await asyncio.wait_for(self._settled.wait(), START_SECONDS)
             except TimeoutError:
                 raise StillStarting(
                     f"hindsight is still starting ({self.stage}) and not ready after "
-                    f"{START_SECONDS if seconds is None else seconds:.0f} s; try again in a moment "
+                    f"{START_SECONDS:.0f} s; try again in a moment "
                     "(the server's log on stderr says what it waits for)"
                 ) from None
         if self.error is not None:
@@ -277,10 +277,10 @@ async def opening(
 ) -> AsyncIterator[Opening]:
     """`serving` in the background: the database chosen, started and migrated (when `url`
     is None), the pool, the embedder and recall's lexicon, while the face already answers.
-    `started_db`: the database's start already under way (start_early). `wait`: only once they are open
-    (the HTTP server's start fails as it did). On leaving, an
-    opening still under way is waited for (its steps run in threads that cannot be
-    interrupted safely) and then closed; a failure to open is raised there too."""
+    `started_db`: the database's start already under way (start_early). `wait`: yield only
+    once they are open (the HTTP server's start fails as it did). On leaving, an opening
+    still under way is waited for (its steps run in threads that cannot be interrupted
+    safely) and then closed; a failure to open is raised there too."""
     handle = Opening()
     close = asyncio.Event()
 

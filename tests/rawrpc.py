@@ -35,7 +35,7 @@ class RawServer:
         self.stray: list[bytes] = []  # stdout lines that were not JSON-RPC
         self._reader: asyncio.Task | None = None
 
-    async def start(self, timeout: float = 180) -> dict:
+    async def _spawn(self) -> None:
         self.proc = await asyncio.create_subprocess_exec(
             *self.command,
             stdin=asyncio.subprocess.PIPE,
@@ -46,6 +46,9 @@ class RawServer:
             limit=64 * 1024 * 1024,
         )
         self._reader = asyncio.create_task(self._read())
+
+    async def start(self, timeout: float = 180) -> dict:
+        await self._spawn()
         init = await self.request(
             "initialize",
             {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "rawrpc", "version": "0"}},
@@ -62,16 +65,7 @@ class RawServer:
             "io.modelcontextprotocol/clientInfo": {"name": "rawrpc", "version": "0"},
             "io.modelcontextprotocol/clientCapabilities": {},
         }
-        self.proc = await asyncio.create_subprocess_exec(
-            *self.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=self.stderr if self.stderr is not None else asyncio.subprocess.DEVNULL,
-            env=self.env,
-            cwd=self.cwd,
-            limit=64 * 1024 * 1024,
-        )
-        self._reader = asyncio.create_task(self._read())
+        await self._spawn()
         return await self.request("server/discover", {"_meta": self.meta}, timeout=timeout)
 
     async def _read(self) -> None:

@@ -42,22 +42,17 @@ def build(
     has no back-channel, and its clients name their project per call). `launch_dir`: the
     folder the client started the server in (stdio), a source of the open project.
     `started_db`: the database's start, already under way (services.start_early)."""
-    running: dict[str, services.Services] = {}  # the services once open, for the listed resources
 
     @contextlib.asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[services.Opening]:
         async with services.opening(settings, url, wait=url is not None, started_db=started_db) as opened:
             mcp.opening = opened
-            background = [
-                asyncio.ensure_future(_keep(opened, running)),
-                asyncio.ensure_future(mcp.open_projects.record_folder(opened)),
-            ]
+            recording = asyncio.ensure_future(mcp.open_projects.record_folder(opened))
             try:
                 yield opened
             finally:
-                for task in background:
-                    task.cancel()
-                running.pop("services", None)
+                recording.cancel()
+                mcp.opening = None
 
     mcp = HindsightServer(
         "hindsight",
@@ -70,7 +65,6 @@ def build(
     mcp.open_projects = OpenProjects.of_session(settings, launch_dir if roots else None)
     if roots:
         mcp.open_projects.register(mcp)
-    mcp.running = running
     resources.register(mcp, settings.agent_id)
     protocol.register(mcp, settings)
     mcp.prompt(
@@ -79,12 +73,6 @@ def build(
         description=("Instructions for using hindsight's memory tools well (language: en or zh)"),
     )(memory_guidance)
     return mcp
-
-
-async def _keep(opened: services.Opening, running: dict[str, services.Services]) -> None:
-    await opened.settled()
-    if opened.services is not None:
-        running["services"] = opened.services
 
 
 def serve_stdio(front: Front, settings: Settings, launch_dir: str, started_db: Any = None) -> None:
@@ -109,5 +97,5 @@ def serve_http(settings: Settings, host: str, port: int, names: tuple[str, ...] 
     if host not in http.LOOPBACK:
         log.warning("hindsight: listening on %s: put TLS in front of it (tokens travel in every request)", host)
     log.info("hindsight serving streamable HTTP on http://%s:%d/mcp (embedder %s)", host, port, settings.embedder)
-    app = http.app(mcp, mcp.running, host, port, names)
+    app = http.app(mcp, host, port, names)
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

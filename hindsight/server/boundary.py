@@ -36,8 +36,7 @@ class HindsightServer(MCPServer):
     whose stdio transport answers every line it reads (hindsight.server.stdio)."""
 
     open_projects: Any = None  # hindsight.server.roots.OpenProjects, set by app.build
-    running: Any = None  # {"services": ...} once they are open, set by app.build
-    opening: Any = None  # services.Opening while the lifespan runs
+    opening: Any = None  # services.Opening while the lifespan runs (its .services once open)
     front: Any = None  # front.Front on stdio, set by app.serve_stdio
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:

@@ -26,6 +26,8 @@ import queue
 import threading
 from typing import Any
 
+from .handshake import SUBSCRIPTION
+
 log = logging.getLogger("hindsight.server")
 
 MAX_LINE = 4 * 1024 * 1024  # the largest call (32 KB content, 16 KB metadata, 50 tool results) fits
@@ -133,4 +135,4 @@ def _key_of(message: dict[str, Any]) -> str:
         return json.dumps(message["id"])
     params = message.get("params") if isinstance(message.get("params"), dict) else {}
     meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
-    return f"{message.get('method')} {json.dumps(meta.get('io.modelcontextprotocol/subscriptionId'))}"
+    return f"{message.get('method')} {json.dumps(meta.get(SUBSCRIPTION))}"

@@ -37,7 +37,7 @@ def security(host: str, port: int, names: tuple[str, ...] = ()) -> TransportSecu
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=allowed)
 
 
-def app(mcp: Any, running: dict[str, Any], host: str, port: int, names: tuple[str, ...] = ()) -> "Guard":
+def app(mcp: Any, host: str, port: int, names: tuple[str, ...] = ()) -> "Guard":
     inner = mcp.streamable_http_app(
         streamable_http_path="/mcp",
         json_response=True,
@@ -46,21 +46,21 @@ def app(mcp: Any, running: dict[str, Any], host: str, port: int, names: tuple[st
         host=host,
         max_request_body_size=MAX_BODY,
     )
-    return Guard(inner, running)
+    return Guard(inner, mcp)
 
 
 class Guard:
     """ASGI: /healthz answered here; every other request needs a usable token, whose caller
     is set for the request (the tools' acting_for reads it)."""
 
-    def __init__(self, inner: Any, running: dict[str, Any]):
+    def __init__(self, inner: Any, mcp: Any):
         self.inner = inner
-        self.running = running
+        self.mcp = mcp  # its `opening` holds the services once they are open
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":  # lifespan: the services open once for the process
             return await self.inner(scope, receive, send)
-        s = self.running.get("services")
+        s = getattr(self.mcp.opening, "services", None)
         if scope["path"] == "/healthz":
             return await _health(s, scope, receive, send)
         presented = _bearer(scope)

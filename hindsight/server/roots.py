@@ -180,17 +180,16 @@ class OpenProjects:
         launch = named_folder(Path(launch_dir), checkout_only=True) if launch_dir is not None else None
         return cls(settings.project, folder, launch)
 
-    async def record_folder(self, opening: Any, folder: tuple[str, str, str] | None = None) -> None:
-        """Record the project folder in project_roots once the services are open."""
+    async def record_folder(self, opening: Any) -> None:
+        """Record the configured project folder once the services are open (the lifespan
+        calls it; later folders, a call's or the launch folder's, are recorded when used)."""
         self._opening = opening
-        folder = folder or self.folder
-        if folder is None:
-            return
-        try:
-            services = await opening.ready()
-            await services.memories.roots_seen(services.settings.agent_id, [folder])
-        except Exception as exc:
-            log.warning("could not record the project folder: %s", exc)
+        if self.folder is not None:
+            await _record(opening, [self.folder])
+
+    def _record_later(self, folder: tuple[str, str, str]) -> None:
+        if self._opening is not None:
+            asyncio.ensure_future(_record(self._opening, [folder]))
 
     def _of_call(self, ctx: Any) -> tuple[str, str, str] | None:
         """The project of the workspace the call names, named once per folder."""
@@ -199,8 +198,8 @@ class OpenProjects:
             return None
         if path not in self._named:
             self._named[path] = named_folder(Path(path), checkout_only=False)
-            if self._named[path] is not None and self._opening is not None:
-                asyncio.ensure_future(self.record_folder(self._opening, self._named[path]))
+            if self._named[path] is not None:
+                self._record_later(self._named[path])
         return self._named[path]
 
     def register(self, mcp: MCPServer) -> None:
@@ -225,11 +224,7 @@ class OpenProjects:
         self.names = tuple(dict.fromkeys(name for _, name, _ in named)) or None
         log.info("open project(s) from the client's roots: %s", ", ".join(self.names or ("none",)))
         if named:
-            try:
-                services = await opening.ready()
-                await services.memories.roots_seen(services.settings.agent_id, named)
-            except Exception as exc:
-                log.warning("could not record the roots: %s", exc)
+            await _record(opening, named)
 
     def known(self) -> tuple[str, ...]:
         """The open projects as last heard, without asking (for reads that have no call)."""
@@ -254,9 +249,17 @@ class OpenProjects:
         if ctx is not None and not self._modern and self.launch is not None and _modern(ctx.session):
             self._modern = True
             log.info("open project %r from the launch folder %s (%s)", self.launch[1], self.launch[0], self.launch[2])
-            if self._opening is not None:
-                asyncio.ensure_future(self.record_folder(self._opening, self.launch))
+            self._record_later(self.launch)
         return self.known()
+
+
+async def _record(opening: Any, folders: list[tuple[str, str, str]]) -> None:
+    """Record roots or project folders (root URI, project name, source) in project_roots."""
+    try:
+        services = await opening.ready()
+        await services.memories.roots_seen(services.settings.agent_id, folders)
+    except Exception as exc:
+        log.warning("could not record the project folder(s): %s", exc)
 
 
 def _modern(session: Any) -> bool:
@@ -269,9 +272,9 @@ def _modern(session: Any) -> bool:
 def _has_roots(session: Any) -> bool:
     """Whether the client can be asked for its roots: it declares them, on a connection of
     the handshake era (2026-07-28 has no server-to-client requests)."""
+    if _modern(session):
+        return False
     try:
-        if str(session.protocol_version) in MODERN_VERSIONS:
-            return False
         return bool(session.check_client_capability(ClientCapabilities(roots=RootsCapability())))
     except Exception:
         return False
