@@ -174,6 +174,16 @@ async def test_consolidation_folds_similar_episodes_once(db, memories):
     assert await db.pool.fetchval("SELECT count(*) FROM memories WHERE memory_type = 'semantic'") == 1
 
 
+async def test_look_alike_short_notes_are_not_consolidated(db, memories):
+    """Issue 29's reproduction: these three became "Recurring (3 times …): tags json test"."""
+    for text in ("tags json test", "md secret test", "json test fact"):
+        await memories.store("a", text, memory_type="episodic")
+    report = await Maintenance(db, memories).run(at(0.01))
+    assert report["consolidation"]["clusters"] == 0
+    assert await db.pool.fetchval("SELECT count(*) FROM memories WHERE memory_type = 'semantic'") == 0
+    assert await db.pool.fetchval("SELECT count(*) FROM memories WHERE consolidated_into IS NOT NULL") == 0
+
+
 async def test_concurrent_runs_do_the_work_once(db, db_url, memories):
     for n in range(6):
         await memories.store("a", f"Fact {n} about the billing service", importance=2, memory_type="semantic")
