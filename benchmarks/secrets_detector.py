@@ -2,9 +2,13 @@
 many secrets redaction removes and how many look-alikes it alters; and the guard on the
 sentences issue 11 named.
 
-    python benchmarks/secrets_detector.py [--show]    # --show prints every miss and false alarm
+    python benchmarks/secrets_detector.py [--show] [--bare 2000]    # --show: every miss and false alarm
 
-Targets: 100% of secrets caught, at most 2% of look-alikes altered. Runs against whichever
+Targets: 100% of secrets caught, at most 2% of look-alikes altered. `--bare N` adds a
+seeded draw of N keys with no name beside them (AWS secret access keys, Azure storage keys)
+and N of each kind of ordinary data of the same lengths and alphabets (base64 of sentences,
+long identifiers and word paths, hex digests, base64 digests), each alone in a sentence:
+how many keys are caught and how many look-alikes are altered. Runs against whichever
 `hindsight` this Python imports, so an older build can be measured with its own venv.
 """
 
@@ -12,11 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 from hindsight.rules import guard, privacy
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "data"))
+import make_secrets_labelled as made  # the labelled set's own generators
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "secrets_labelled.jsonl"
 GUARD_CASES = [
@@ -42,9 +50,35 @@ def evaluate(data: list[dict]) -> dict[tuple[str, str], list[dict]]:
     return failed
 
 
+def bare(n: int) -> None:
+    """Keys with no name beside them against ordinary data of their shapes, n of each."""
+    made.rng.seed(29)
+    draws = {
+        ("secret", "aws secret access key"): made.aws_secret,
+        ("secret", "azure storage key"): made.azure_key,
+        ("lookalike", "base64 of a sentence, 40 or 88"): lambda: made.b64_text(made.rng.choice([40, 88])),
+        ("lookalike", "identifier of words, 40 or 88"): lambda: made.camel(made.rng.choice([40, 88])),
+        ("lookalike", "word path, 40"): lambda: made.word_path(40),
+        ("lookalike", "hex digest, 40 or 64"): lambda: made.sha(made.rng.choice([40, 64])),
+        ("lookalike", "base64 digest (sha1, sha256, sha512-)"): lambda: made.rng.choice(
+            [made.sha1_b64(), made.sha256_b64(), "sha512-" + made.sha512_b64()]
+        ),
+    }
+    print(f"\nbare keys and their look-alikes, {n} each, alone in 'the value is X.'")
+    for (label, kind), draw in draws.items():
+        hits = 0
+        for _ in range(n):
+            value = draw()
+            clean, _ = privacy.redact(f"the value is {value}.")
+            hits += value not in clean if label == "secret" else clean != f"the value is {value}."
+        word = "caught" if label == "secret" else "altered"
+        print(f"  {label:<10}{kind:<40}{hits:>6} {word} ({hits / n:.2%})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--show", action="store_true")
+    ap.add_argument("--bare", type=int, default=0, metavar="N", help="also N drawn bare keys and look-alikes each")
     args = ap.parse_args()
     data = rows()
     t = time.perf_counter()
@@ -75,6 +109,8 @@ def main() -> None:
     for text, expected in GUARD_CASES:
         flags = set(guard.assess(text).flags) & {"absolute", "instruction_like"}
         print(f"  {'ok ' if flags == expected else 'BAD'} {sorted(flags)!s:<22} {text[:70]}")
+    if args.bare:
+        bare(args.bare)
     if args.show:
         for key, items in sorted(failed.items()):
             for r in items:

@@ -16,10 +16,14 @@ Measured on tests/data/secrets_labelled.jsonl by benchmarks/secrets_detector.py.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
+from functools import lru_cache
 from typing import Callable, Iterator
 
 from .credential_words import COMMANDS, CRED_PAIRS, CRED_WORDS, JOINED, NOT_A_VALUE, PASSWORDY, STOPWORDS
+from .text import ascii_lower
 
 Span = tuple[int, int, str]  # start, end, kind
 
@@ -50,8 +54,40 @@ def _random_looking(token: str) -> bool:
     return digits >= 2 and (upper or lower) or (upper and lower and len(token) >= 20)
 
 
-# Provider formats: (kind, pattern, group, check)
-_FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None]] = [
+_LOWER_RUNS = re.compile(r"[a-z]+")
+
+
+def _bare_key(token: str) -> bool:
+    """A key with no name beside it — an AWS secret access key (40 characters of base64), an
+    Azure storage key (88, ending ==) — rather than ordinary data of the same length and
+    alphabet: both cases and a digit or + or / (a hex digest has one case), lower-case runs
+    as short as random text has them (1.7 letters on average, one in six of 3 or more; the
+    words of an identifier run longer), and bytes that do not decode to text (base64 of a
+    sentence does). About 1 random key in 100 has word-like runs and is not caught."""
+    upper = sum(c.isupper() for c in token)
+    lower = sum(c.islower() for c in token)
+    if upper < len(token) // 10 or lower < len(token) // 10:
+        return False
+    if not any(c.isdigit() or c in "+/" for c in token):
+        return False
+    runs = [len(run) for run in _LOWER_RUNS.findall(token)]
+    if sum(runs) / len(runs) > 3.0 or sum(n >= 3 for n in runs) > len(runs) / 2:
+        return False  # words: CourierDispatchHandler42, internal/platform/api
+    try:
+        decoded = base64.b64decode(token, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        text = decoded.decode("utf-8")
+    except UnicodeDecodeError:
+        return True  # random bytes: almost never valid UTF-8
+    return sum(ch.isprintable() or ch.isspace() for ch in text) < 0.9 * len(text)
+
+
+# Provider formats: (kind, pattern, group, check, needs). `needs`: words (lower case) one of
+# which a text must hold for the pattern to match in it; the pattern is skipped over text
+# without them (a substring test is far cheaper than a scan, and most text holds none).
+_FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None, tuple[str, ...]]] = [
     (
         "private_key",
         re.compile(
@@ -61,12 +97,14 @@ _FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None]] = [
         ),
         0,
         None,
+        ("-----begin",),
     ),
     (
         "api_key",
         re.compile(r"(?<![\w-])sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?[\w-]{20,}(?![\w-])"),
         0,
         _random_looking,
+        ("sk-",),
     ),
     (
         "api_key",
@@ -87,6 +125,7 @@ _FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None]] = [
         ),
         0,
         None,
+        (),
     ),
     (
         "api_key",
@@ -96,22 +135,39 @@ _FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None]] = [
         ),
         0,
         None,
+        ("https://",),
     ),
-    ("token", re.compile(r"\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"), 0, None),
-    ("token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"), 1, _random_looking),
-    ("token", re.compile(r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/]{8,}={0,2})"), 1, None),
-    ("secret", re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|sig)=([A-Za-z0-9+/%]{30,}={0,2})"), 1, None),
+    (  # bare keys: 30 or 64 random bytes in base64, alone (not inside a longer run of that alphabet)
+        "secret",
+        re.compile(r"(?<![\w+/=-])(?:[A-Za-z0-9+/]{40}|[A-Za-z0-9+/]{86}==)(?![\w+/=-])"),
+        0,
+        _bare_key,
+        (),
+    ),
+    ("api_key", re.compile(r"(?<![\w-])key-[0-9a-f]{32}(?![\w-])"), 0, None, ("key-",)),  # Mailgun
+    ("token", re.compile(r"\beyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"), 0, None, ("eyj",)),
+    ("token", re.compile(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)"), 1, _random_looking, ("bearer",)),
+    ("token", re.compile(r"(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/]{8,}={0,2})"), 1, None, ("authorization",)),
+    (
+        "secret",
+        re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|sig)=([A-Za-z0-9+/%]{30,}={0,2})"),
+        1,
+        None,
+        ("accountkey", "sharedaccesskey", "sig="),
+    ),
     (
         "password",
         re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{0,256}:([^\s@/]{1,256})@"),
         1,
         None,
+        ("@",),
     ),
     (
         "password",
         re.compile(r"(?<![\w/:.@-])[a-z_][\w.\-]{0,64}:([^\s:@/]{4,128})@(?:[\w-]{1,63}\.){1,10}[\w-]{1,63}"),
         1,
         _random_looking,
+        ("@",),
     ),
 ]
 
@@ -135,6 +191,7 @@ _REFERENCE = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)  # a text repeats its names ("a=a=a=…": 16,000 times one name)
 def _name_holds_credential(name: str) -> bool:
     words = [w.lower() for w in _WORDS.findall(name)]
     if not words or words[-1] in NOT_A_VALUE:
@@ -164,7 +221,14 @@ def looks_like_value(value: str, *, passwordy: bool, after: str = "") -> bool:
     return passwordy or _random_looking(value) or len(value) >= 16
 
 
+# Every credential's name holds one of these (CRED_WORDS, JOINED, the second word of CRED_PAIRS):
+# a text without any has no assignment to look at.
+_NAME_HINT = re.compile(r"(?i)pass|pwd|secret|token|key|credential|pat")
+
+
 def _assignments(text: str) -> Iterator[Span]:
+    if not _NAME_HINT.search(text):
+        return
     for m in _ASSIGN.finditer(text):
         name = m.group(1)
         if not _name_holds_credential(name):
@@ -222,28 +286,40 @@ def _emails(text: str) -> Iterator[Span]:
         yield m.start(), m.end(), "email"
 
 
+# Numbers of personal data stand alone: not inside a run of ASCII letters and digits (a hex
+# digest's digits), though next to Chinese text ("手机13812345678") they count.
 _PII: list[tuple[str, re.Pattern, Callable[[str], bool] | None]] = [
-    ("card_number", re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])"), _card),
+    ("card_number", re.compile(r"(?<![\dA-Za-z-])\d(?:[ -]?\d){12,18}(?![\dA-Za-z-])"), _card),
     (
         "national_id",
-        re.compile(r"(?<!\d)\d{6}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\d)"),
+        re.compile(
+            r"(?<![\dA-Za-z])\d{6}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![\dA-Za-z])"
+        ),
         None,
     ),
     ("phone", re.compile(r"(?<![\w+])\+\d{1,3}[ \-]?(?:\(\d{1,4}\)[ \-]?)?\d{2,4}(?:[ \-]?\d{2,4}){1,3}(?!\d)"), None),
-    ("phone", re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)"), None),
+    ("phone", re.compile(r"(?<![\dA-Za-z])1[3-9]\d{9}(?![\dA-Za-z])"), None),
     ("phone", re.compile(r"(?<![\w.])\(?\d{3}\)?[ .\-]\d{3}[ .\-]\d{4}(?![\w.])"), None),
 ]
 
 
+_PROSE_WORDS = ("pass", "pwd", "key", "secret", "token", "密码", "口令", "密钥", "令牌")
+
+
 def _candidates(text: str) -> Iterator[Span]:
-    for kind, pattern, group, check in _FORMATS:
+    low = ascii_lower(text)
+    for kind, pattern, group, check, needs in _FORMATS:
+        if needs and not any(word in low for word in needs):
+            continue
         for m in pattern.finditer(text):
             if m.start(group) >= 0 and (check is None or check(m.group(group))):
                 yield m.start(group), m.end(group), kind
     yield from _assignments(text)
-    yield from _prose(text)
-    yield from _nearby(text)
-    yield from _emails(text)
+    if any(word in low for word in _PROSE_WORDS):
+        yield from _prose(text)
+        yield from _nearby(text)
+    if "@" in text:
+        yield from _emails(text)
     for kind, pattern, check in _PII:
         for m in pattern.finditer(text):
             if check is None or check(m.group(0)):
@@ -252,10 +328,15 @@ def _candidates(text: str) -> Iterator[Span]:
 
 def find(text: str) -> list[Span]:
     """Spans (start, end, kind) of secrets and personal data in `text`, not overlapping; the
-    first found wins (provider formats before names-with-values before personal data)."""
+    first found wins (provider formats before names-with-values before personal data).
+    Linear: a candidate is checked against a mask of the characters taken so far (each
+    pattern's matches do not overlap one another, so the mask is read at most once per
+    pattern), never against every span kept."""
+    taken = bytearray(len(text))
     spans: list[Span] = []
     for start, end, kind in _candidates(text):
-        if end > start and not any(s < end and start < e for s, e, _ in spans):
+        if end > start and taken.find(1, start, end) < 0:
+            taken[start:end] = b"\x01" * (end - start)
             spans.append((start, end, kind))
     return sorted(spans)
 

@@ -625,6 +625,129 @@ LOOKALIKES: dict[str, tuple] = {
 }
 
 
+# Issue 29: keys with no name beside them, and the ordinary data of the same length and
+# alphabet they must be told from. Drawn after the rows above, so those stay as they were.
+def azure_key() -> str:
+    return base64.b64encode(rng.randbytes(64)).decode()
+
+
+def b64_text(n: int) -> str:
+    """base64 of a sentence, cut to n characters (ordinary data in base64)."""
+    sentence = rng.choice(
+        [
+            "export LANG=en_US.UTF-8 and restart the worker pool before the deploy",
+            "The quick brown fox jumps over the lazy dog while the build is running",
+            "部署之前先把测试环境的数据库迁移跑完，然后再重启服务，最后检查日志",
+            '{"user": "ops", "role": "viewer", "region": "ap-southeast-1", "ttl": 3600}',
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: courier-config\n",
+        ]
+    )
+    return base64.b64encode(sentence.encode()).decode()[:n]
+
+
+def sha1_b64() -> str:
+    return base64.b64encode(hashlib.sha1(str(rng.random()).encode()).digest()).decode()
+
+
+def sha256_b64() -> str:
+    return base64.b64encode(hashlib.sha256(str(rng.random()).encode()).digest()).decode()
+
+
+def sha512_b64() -> str:
+    return base64.b64encode(hashlib.sha512(str(rng.random()).encode()).digest()).decode()
+
+
+def camel(n: int) -> str:
+    """An identifier of n characters made of words and a number (a long Java or C# name)."""
+    words = ["Abstract", "Courier", "Dispatch", "Handler", "Factory", "Request", "Retry", "Policy",
+             "Config", "Loader", "Metrics", "Exporter", "Shard", "Router", "Session", "Token"]  # fmt: skip
+    out = ""
+    while len(out) < n - 2:
+        out += rng.choice(words)
+    return out[: n - 2] + str(rng.randint(10, 99))
+
+
+def word_path(n: int) -> str:
+    words = ["internal", "platform", "courier", "dispatch", "handlers", "v2", "api", "proto", "gen", "Models"]
+    out = rng.choice(words)
+    while len(out) < n:
+        out += "/" + rng.choice(words)
+    return out[:n]
+
+
+BARE_SECRETS: dict[str, tuple] = {
+    "aws_secret_access_key_bare": (
+        aws_secret,
+        [
+            "aws s3 ls worked once I pasted {s} into the prompt",
+            "the second half of the backup bot's pair: {s}",
+            "{s}",
+            "Rotated it; the new one is {s} (old one revoked)",
+            "CI 里备份账号用的是 {s}",
+            "boto3.client('s3', aws_access_key_id=key_id, aws_secret_access_key=os.environ['X']) then {s}",
+            "The credentials CSV row was backup-bot,{s}",
+            "copy {s} into the vault before Friday",
+        ],
+    ),
+    "azure_storage_key_bare": (
+        azure_key,
+        [
+            "The logs account's primary key is now {s}",
+            "{s}",
+            "az storage blob list --account-name acmelogs --account-key {s}",
+            "存储账户密钥换成了 {s}",
+        ],
+    ),
+}
+
+BARE_LOOKALIKES: dict[str, tuple] = {
+    "base64_of_text": (
+        lambda: b64_text(rng.choice([40, 40, 88, 60])),
+        [
+            "The ConfigMap's data field holds {s}",
+            "echo {s} | base64 -d",
+            "Decoded {s} and it was just the locale settings",
+            "payload: {s}",
+            "日志里的 base64 是 {s}，解出来是部署说明",
+            "The webhook body was {s}",
+        ],
+    ),
+    "digest_base64": (
+        lambda: rng.choice(["sha512-" + sha512_b64(), "sha256-" + sha256_b64(), sha256_b64(), sha1_b64()]),
+        [
+            'package-lock.json: "integrity": "{s}"',
+            "The subresource integrity of the bundle is {s}",
+            "Content-MD5 check failed: expected {s}",
+            "the release artifact's digest is {s}",
+            "npm ci complained that {s} did not match",
+            "校验和 {s} 对不上",
+        ],
+    ),
+    "long_identifier": (
+        lambda: rng.choice([camel(40), camel(40), word_path(40), camel(88)]),
+        [
+            "The failing test is {s}",
+            "Renamed {s} in the refactor",
+            "grep -rn {s} src/",
+            "{s} throws on an empty shard list",
+            "the class {s} was removed in 2.0",
+            "imports from {s}",
+        ],
+    ),
+    "hex_and_ids": (
+        lambda: rng.choice([sha(40), sha(64), sha(32), str(uuid.UUID(int=rng.getrandbits(128))), sha(40).upper()]),
+        [
+            "git show {s}",
+            "ECS task {s} stopped with exit code 137",
+            "Sentry event {s} has the full trace",
+            "the S3 request id was {s}",
+            "trace_id={s} span_id=00f067aa0ba902b7",
+            "LFS object {s} is missing on the remote",
+        ],
+    ),
+}
+
+
 def main() -> None:
     rows = []
     for kind, (make, templates) in SECRETS.items():
@@ -634,12 +757,19 @@ def main() -> None:
     for kind, (make, templates) in LOOKALIKES.items():
         for template in templates:
             rows.append({"label": "lookalike", "kind": kind, "text": template.replace("{s}", make())})
+    for kind, (make, templates) in BARE_SECRETS.items():
+        for template in templates:
+            s = make()
+            rows.append({"label": "secret", "kind": kind, "text": template.replace("{s}", s), "secret": s})
+    for kind, (make, templates) in BARE_LOOKALIKES.items():
+        for template in templates:
+            rows.append({"label": "lookalike", "kind": kind, "text": template.replace("{s}", make())})
     out = Path(__file__).with_name("secrets_labelled.jsonl")
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     count = {lab: sum(r["label"] == lab for r in rows) for lab in ("secret", "lookalike")}
     print(
-        f"{out}: {count['secret']} secrets of {len(SECRETS)} kinds, {count['lookalike']} look-alikes "
-        f"of {len(LOOKALIKES)} kinds"
+        f"{out}: {count['secret']} secrets of {len(SECRETS) + len(BARE_SECRETS)} kinds, {count['lookalike']} look-alikes "
+        f"of {len(LOOKALIKES) + len(BARE_LOOKALIKES)} kinds"
     )
 
 
