@@ -16,6 +16,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from shapes import SHAPES, SIZE
+
 TOOLS: dict[str, dict[str, Any]] = {  # a valid call of each tool ({id} filled with a real id)
     "store_memory": {
         "content": "fuzz note about the deploy",
@@ -290,13 +292,22 @@ def _request(rng: random.Random) -> Case:
     return Case("request", method=method, params=params, note=method)
 
 
+def _fit(text: str, size: int) -> str:
+    """The start of `text` that fits in `size` bytes of UTF-8."""
+    return text.encode("utf-8")[:size].decode("utf-8", errors="ignore")
+
+
 def _call(rng: random.Random, ids: list[str]) -> Case:
     tool = rng.choice(list(TOOLS))
     args = _with_id(TOOLS[tool], ids, rng)
     strategy = rng.random()
     if strategy < 0.12:  # a valid call
+        shape = rng.choice(list(SHAPES)) if rng.random() < 0.25 else None  # of pathological text (issue 29)
         if tool in ("store_memory", "record_interaction"):
-            args = dict(args, content=f"{args['content']} {rng.randrange(10**9)}")
+            content = _fit(SHAPES[shape], rng.choice([2000, 8000, SIZE]) - 12) if shape else args["content"]
+            args = dict(args, content=f"{content} {rng.randrange(10**9)}")
+        if tool == "retrieve_memory" and shape:
+            return Case("call", tool=tool, arguments=dict(args, query=SHAPES[shape][:2000]), note="valid", valid=True)
         if tool == "retrieve_memory":
             args = dict(
                 args,

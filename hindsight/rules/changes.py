@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Iterable
 
 from . import bilingual
@@ -63,15 +64,26 @@ class ChangeRule:
 Translate = Callable[[list[str]], Iterable[str]]  # words -> their glosses in the other language
 
 
-def subject_words(text: str, translate: Translate | None = None) -> list[frozenset[str]]:
+SUBJECT_CHARS = 2000  # what a memory is about, and what it says changed, is said in its first lines
+
+
+def subject_words(text: str, translate: Translate | None = None) -> tuple[frozenset[str], ...]:
     """The text's subject words, each as the set of forms it matches (bilingual.word_forms):
     itself lower-cased, without its inflection, and (with `translate`) its glosses in the
-    other language. Change words, stop words and single letters are left out."""
+    other language. Change words, stop words and single letters are left out. Read from the
+    first SUBJECT_CHARS characters (a tool's output pasted below a note adds only time), and
+    kept for the texts seen last: a write compares its text with eight neighbours, and recall
+    its hits with one another."""
+    return _subject_words(text[:SUBJECT_CHARS], translate)
+
+
+@lru_cache(maxsize=256)
+def _subject_words(text: str, translate: Translate | None) -> tuple[frozenset[str], ...]:
     words = bilingual.query_words(keyword_text(CHANGE.sub(" ", text)))
-    return [frozenset(forms) for forms in bilingual.word_forms(words, translate)]
+    return tuple(frozenset(forms) for forms in bilingual.word_forms(words, translate))
 
 
-def shared_share(a: list[frozenset[str]], b: list[frozenset[str]]) -> float:
+def shared_share(a: tuple[frozenset[str], ...], b: tuple[frozenset[str], ...]) -> float:
     """The share of the shorter list's words that meet a word of the other (one form in common)."""
     short, other = (a, b) if len(a) <= len(b) else (b, a)
     if not short:
@@ -82,7 +94,8 @@ def shared_share(a: list[frozenset[str]], b: list[frozenset[str]]) -> float:
 
 def scripts(old_text: str, new_text: str, rule: ChangeRule) -> str:
     """ "latin", "cjk" (both texts in that script) or "cross"."""
-    old_cjk, new_cjk = cjk_share(old_text) >= rule.cjk_text, cjk_share(new_text) >= rule.cjk_text
+    old_cjk = cjk_share(old_text[:SUBJECT_CHARS]) >= rule.cjk_text
+    new_cjk = cjk_share(new_text[:SUBJECT_CHARS]) >= rule.cjk_text
     if old_cjk != new_cjk:
         return "cross"
     return "cjk" if old_cjk else "latin"

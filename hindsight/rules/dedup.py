@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from .text import CJK
 
@@ -53,6 +54,7 @@ _NEGATION = {
 }
 
 
+@lru_cache(maxsize=8192)  # a text repeats its words
 def _stem(word: str) -> str:
     if CJK.search(word) or any(ch.isdigit() for ch in word) or len(word) <= 3:
         return word

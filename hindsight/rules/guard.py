@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .text import ascii_lower
+
 # "never"/"always" generalise when they give a rule (at the start of a clause, after a modal,
 # before a present-tense verb, in a verdict); a past-tense fact ("the deploy never finished")
 # does not.
-_ABSOLUTE = re.compile(
-    r"(?i)(?:^|[.!?;:\n]\s*|\b(?:and|but|so|please|then)\s+)(?:never|always)\b"
+_ABSOLUTE = re.compile(  # matched against ascii_lower(text)
+    r"(?:^|[.!?;:\n]\s*|\b(?:and|but|so|please|then)\s+)(?:never|always)\b"
     r"|\b(?:must|should|shall|will|would|can|you|we|to)\s+(?:never|always)\b|\b(?:don'?t|do not) ever\b"
     r"|\b(?:never|always)\s+(?:use|uses|trust|trusts|work|works|fail|fails|break|breaks|do|does|run|runs|"
     r"deploy|deploys|touch|push|commit|merge|install|call|rely|believe|need|needs|ask|answer|be|is|are)\b"
@@ -27,14 +29,14 @@ _ABSOLUTE = re.compile(
     r"|\b(?:under no circumstances|without exception|no matter what|in all cases|every single time|at all times)\b"
     r"|永远|绝对|一定是|一律|从来不|从不|决不|绝不|总是|任何时候都|无论如何都"
 )
-_INSTRUCTION = re.compile(
-    r"(?i)\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|preceding|your)"
+_INSTRUCTION = re.compile(  # matched against ascii_lower(text)
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+)?(?:previous|prior|above|earlier|preceding|your)"
     r"\s+(?:instructions?|prompts?|rules?|directions?|context)"
     r"|\byou are now\b|\bnew (?:system )?instructions?\s*:|\bsystem prompt\b|\bact as (?:an? )?(?:admin|root|developer)"
     r"|\bdo not (?:tell|inform) the user\b|\bexfiltrate\b|\bsend (?:the |all )?(?:secrets|credentials|api keys?)\b"
     # markup that pretends to close the memory or open a system / assistant turn
     r"|</?\s*(?:system|assistant|user|memory|memories|instructions?|tool_call|function_calls?|im_start|im_end)\b[^>]{0,40}>"
-    r"|<\|im_(?:start|end)\|>|\[/?INST\]|^\s*#{2,}\s*(?:system|instructions?)\s*:"
+    r"|<\|im_(?:start|end)\|>|\[/?inst\]|^\s*#{2,}\s*(?:system|instructions?)\s*:"
     # a directive to call one of the memory tools, or to make the user run something
     r"|\b(?:call|invoke|run|execute|use)\s+(?:the\s+)?(?:delete_memory|update_memory|invalidate_memory|store_memory)\b"
     r"|\b(?:tell|ask|instruct|convince|get|make)\s+(?:the\s+)?user\s+to\b"
@@ -61,6 +63,7 @@ def assess(text: str, *, from_tool: bool = False) -> Verdict:
     instructions are untrusted by definition."""
     flags: list[str] = []
     strength = 1.0
+    text = ascii_lower(text)
     if _ABSOLUTE.search(text):
         flags += ["absolute", "needs_review"]
         strength = min(strength, START_STRENGTH["absolute"])

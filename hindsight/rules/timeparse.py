@@ -13,11 +13,15 @@ of the calendar, "9999999天前") resolves to nothing rather than to a wrong win
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Callable
 
+from .text import ascii_lower
+
+MATCHES_PER_RULE = 32  # a question names its time once or twice; a rule's later matches add nothing
 MAX_DAYS_BACK = 36_600  # a century: anything further is not a window a memory store can hold
 
 _EN_NUM = {
@@ -220,11 +224,14 @@ def _amount_ago(amount: tuple[int, int] | None, unit: str, c: _Clock) -> tuple[d
 
 
 def _en(pattern: str) -> re.Pattern:
-    return re.compile(pattern, re.IGNORECASE)
+    """An English rule: matched against the query in lower case (rules.text.ascii_lower)."""
+    return re.compile(pattern)
 
 
-_RULES: list[_Rule] = [
-    # English -----------------------------------------------------------------------------
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+_EN_RULES: list[_Rule] = [
     (_en(r"\b(?:the\s+)?day\s+before\s+yesterday\b"), lambda m, c: (c.day(2), c.day(1))),
     (_en(r"\byesterday\b|\blast\s+night\b"), lambda m, c: (c.day(1), c.day(0))),
     (
@@ -278,7 +285,8 @@ _RULES: list[_Rule] = [
         _en(r"\b(?:in|during|since|throughout)\s+(?:early\s+|late\s+|mid[-\s])?" + _MONTH_EN + r"\b(?:\s+(\d{4}))?"),
         lambda m, c: c.named_month(_month_no(m.group(1)), int(m.group(2)) if m.group(2) else None),
     ),
-    # Chinese ------------------------------------------------------------------------------
+]
+_ZH_RULES: list[_Rule] = [
     (re.compile(r"大前天"), lambda m, c: (c.day(3), c.day(2))),
     (re.compile(r"前天"), lambda m, c: (c.day(2), c.day(1))),
     (re.compile(r"昨天|昨日|昨晚|昨儿"), lambda m, c: (c.day(1), c.day(0))),
@@ -340,9 +348,13 @@ def resolve(query: str, as_of: datetime, tz: tzinfo | None = None) -> Window | N
     except (OverflowError, ValueError):  # as_of at the calendar's very ends
         return None
     found: list[tuple[int, int, re.Match, Callable]] = []
-    for pattern, window in _RULES:
-        for m in pattern.finditer(query):
-            found.append((-(m.end() - m.start()), m.start(), m, window))
+    passes = [(_EN_RULES, ascii_lower(query))]
+    if _CJK.search(query):  # the Chinese rules only where there is Chinese
+        passes.append((_ZH_RULES, query))
+    for rules, text in passes:
+        for pattern, window in rules:
+            for m in itertools.islice(pattern.finditer(text), MATCHES_PER_RULE):
+                found.append((-(m.end() - m.start()), m.start(), m, window))
     failed: list[tuple[int, int]] = []  # an impossible date does not fall back to a part of it
     for _, _, m, window in sorted(found, key=lambda f: (f[0], f[1])):
         if any(m.start() < e and s < m.end() for s, e in failed):
@@ -357,5 +369,5 @@ def resolve(query: str, as_of: datetime, tz: tzinfo | None = None) -> Window | N
         except (OverflowError, ValueError):
             continue
         if end > start:
-            return Window(start, end, m.group(0).strip())
+            return Window(start, end, query[m.start() : m.end()].strip())
     return None

@@ -4,54 +4,27 @@ nested brackets, long CJK runs, base64, minified code — through each rule that
 memory's or a question's text. Hooks and tool outputs feed exactly such text; one quadratic
 pattern made a 32 KB store of one letter take 227 s (issue 29).
 
-The time is the best of three runs (a loaded machine slows a run, never speeds it). The bound
-here, 0.5 s, is what no linear rule comes near even on a loaded machine (the slowest takes
-about 0.1 s) and what every quadratic one passes by far (seconds to minutes at 32 KB).
-The per-rule figures against the 50 ms target are `python benchmarks/text_rules.py`'s.
+Each rule must take at most 50 ms at 32 KB (issue 29). The time is the CPU time of the
+test's own thread, the best of three runs: other processes on a loaded machine take turns
+on the cores but do not add to it, so the bound holds there too, and the slowest rule takes
+about half of it here (`python benchmarks/text_rules.py` prints every rule's figures). A
+quadratic rule passes it by far: seconds to minutes at 32 KB.
 """
 
 from __future__ import annotations
 
-import base64
-import random
 import time
 from datetime import datetime, timezone
 
 import pytest
+from shapes import SHAPES
 
 from hindsight.rules import bilingual, changes, clipping, dedup, detectors, guard, policy, privacy, text, timeparse
 from hindsight.rules import validate as v
 
-SIZE = 32 * 1024
-LIMIT = 0.5
+LIMIT = 0.050  # seconds of CPU time for one rule on 32 KB
 NOW = datetime(2026, 12, 1, tzinfo=timezone.utc)
 
-
-def _repeat(unit: str) -> str:
-    return (unit * (SIZE // len(unit) + 1))[:SIZE]
-
-
-SHAPES = {
-    "one letter": "y" * SIZE,
-    "digits": "7" * SIZE,
-    "alternating classes": _repeat("a1"),
-    "identifier joints": _repeat("a_"),
-    "dotted": _repeat("a."),
-    "dashes and slashes": _repeat("a-b/"),
-    "nested brackets": "(" * (SIZE // 2) + ")" * (SIZE // 2),
-    "brackets and words": _repeat("[a{b(c"),
-    "long CJK run": _repeat("测试服务器地址已经改成"),
-    "CJK and Latin": _repeat("测a试1"),
-    "base64": base64.b64encode(random.Random(7).randbytes(SIZE)).decode()[:SIZE],
-    "hex": _repeat("deadbeef"),
-    "minified code": _repeat("function(a){return a.b(c,d)||e[f]};"),
-    "key=value": _repeat("a="),
-    "emails": _repeat("a@b."),
-    "spaces": _repeat("a "),
-    "newlines": _repeat("x\n"),
-    "times": _repeat("last week "),
-    "zh times": _repeat("上上周三"),
-}
 
 RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the same table)
     "keyword_text": text.keyword_text,
@@ -82,13 +55,18 @@ def _quietly(rule, *args):
         return None
 
 
+def cpu_seconds(rule, value) -> float:
+    """The CPU time this thread spent on one run of the rule."""
+    started = time.thread_time()
+    _quietly(rule, value)
+    return time.thread_time() - started
+
+
 def _best_of_three(rule, value) -> float:
     best = float("inf")
     for _ in range(3):
-        started = time.perf_counter()
-        _quietly(rule, value)
-        best = min(best, time.perf_counter() - started)
-        if best < LIMIT / 10:
+        best = min(best, cpu_seconds(rule, value))
+        if best < LIMIT / 5:
             break
     return best
 
