@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "unit"))
 import test_linear_time as table
+from shapes import SIZE
 
 
 def best(rule, value, runs: int = 3) -> float:
@@ -26,7 +27,7 @@ def best(rule, value, runs: int = 3) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--size", type=int, default=table.SIZE)
+    ap.add_argument("--size", type=int, default=SIZE)
     ap.add_argument("--over", type=float, default=50.0, help="ms: list the rule x shape pairs slower than this")
     args = ap.parse_args()
     small = max(1, args.size // 8)
