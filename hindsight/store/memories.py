@@ -12,6 +12,7 @@ The steps are in store/write.py (store) and store/prepare.py (the pure ones).
 from __future__ import annotations
 
 import uuid
+from functools import partial
 from typing import Any
 
 import anyio
@@ -61,18 +62,25 @@ class Memories:
         reinforced) or superseded."""
         w = write.check(agent_id, content, **options)
         # Redaction, the guard and the lexical key take tens of ms on 32 KB: off the event loop.
-        p, words = await anyio.to_thread.run_sync(
-            prepare_with_key, self.policy, w.content, w.metadata, w.sensitive, w.memory_type, w.session_id, w.from_tool
+        p, words, search = await anyio.to_thread.run_sync(
+            partial(prepare_with_key, tags=w.tags),
+            self.policy,
+            w.content,
+            w.metadata,
+            w.sensitive,
+            w.memory_type,
+            w.session_id,
+            w.from_tool,
         )
         vector = await self.embedder.passage(p.content)
         translate = await _translator(p.content)
         async with self.db.transaction("storing a memory") as tx:
             await tx.fetchrow("begin_write", w.agent_id, w.call, w.reason)
-            stored = await self._write(tx, w, p, words, vector, translate)
-        return write.report(stored, p, self.policy.conflict_threshold, translate)
+            stored = await self._write(tx, w, p, words, search, vector, translate)
+        return await anyio.to_thread.run_sync(write.report, stored, p, self.policy.conflict_threshold, translate)
 
     async def _write(
-        self, tx: Tx, w: write.Write, p: Prepared, words: tuple[str, ...], vector, translate=None
+        self, tx: Tx, w: write.Write, p: Prepared, words: tuple[str, ...], search: str, vector, translate=None
     ) -> write.Stored:
         """Under the agent's write lock: supersede, then reinforce a duplicate or insert."""
         new_id = uuid.uuid4()
@@ -88,8 +96,10 @@ class Memories:
         if dup_id is not None:
             row = await write.reinforce(tx, w, p, dup_id)
         else:
-            likely = write.likely_replaced(near, p.content, w.created or w.now, replaced, translate)
-            row = await write.insert(tx, w, p, vector, new_id, likely)
+            likely = await anyio.to_thread.run_sync(
+                write.likely_replaced, near, p.content, w.created or w.now, replaced, translate
+            )
+            row = await write.insert(tx, w, p, search, vector, new_id, likely)
             if row is None:  # the unique index found a current twin (a writer outside the lock)
                 dup_id = keep_id = await write.twin(tx, w, p)
                 row = await write.reinforce(tx, w, p, dup_id)

@@ -61,10 +61,12 @@ def prepare(
     )
 
 
-def prepare_with_key(*args: Any) -> tuple[Prepared, tuple[str, ...]]:
-    """prepare(), and the lexical key of the content near-duplicates are compared by."""
+def prepare_with_key(*args: Any, tags: list[str]) -> tuple[Prepared, tuple[str, ...], str]:
+    """prepare(), the lexical key of the content near-duplicates are compared by, and the
+    keyword index's text: every step that reads the whole text, in one call that the write
+    path runs off the event loop."""
     p = prepare(*args)
-    return p, dedup.lexical_key(p.content)
+    return p, dedup.lexical_key(p.content), indexed_text(p.content, p.metadata, tags)
 
 
 def search_text(state, p: Prepared | None, tags: list[str] | None) -> str | None:

@@ -16,7 +16,7 @@ from ..errors import InvalidInput
 from ..rules import changes, dedup, policy, projects
 from ..rules import validate as v
 from ..rules.changes import Translate
-from ..rules.text import content_hash, indexed_text
+from ..rules.text import content_hash
 from .prepare import Prepared
 from .records import iso, row_to_dict
 
@@ -178,9 +178,9 @@ async def reinforce(tx: Tx, w: Write, p: Prepared, dup_id: uuid.UUID):
     return row
 
 
-async def insert(tx: Tx, w: Write, p: Prepared, vector, new_id: uuid.UUID, likely: list):
-    """The new memory; None when the unique index found a current twin. `likely`: the older
-    memories it probably replaces."""
+async def insert(tx: Tx, w: Write, p: Prepared, search: str, vector, new_id: uuid.UUID, likely: list):
+    """The new memory; None when the unique index found a current twin. `search`: its keyword
+    text (prepare_with_key's); `likely`: the older memories it probably replaces."""
     new = NewMemory(
         agent_id=w.agent_id,
         id=new_id,
@@ -189,7 +189,7 @@ async def insert(tx: Tx, w: Write, p: Prepared, vector, new_id: uuid.UUID, likel
         content=p.content,
         content_hash=content_hash(p.content),
         embedding=vector,
-        search_vector=indexed_text(p.content, p.metadata, w.tags),
+        search_vector=search,
         metadata=p.metadata,
         tags=w.tags,
         importance=w.importance,
