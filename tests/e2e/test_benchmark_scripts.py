@@ -22,6 +22,7 @@ RUNS = [
     ("decay_table.py", [], "importance"),
     ("dedup_threshold.py", [], "threshold"),
     ("fuzz.py", ["--cases", "15"], "calls sent"),
+    ("hostile_store.py", ["--size", "2048", "--shapes", "one letter,base64"], "store s"),
     ("http_load.py", ["--clients", "2", "--seconds", "3"], "calls"),
     ("import_rate.py", ["--lines", "40", "--workers", "1", "--rounds", "1"], "memories"),
     ("outdated_rule.py", [], "precision"),
@@ -31,6 +32,7 @@ RUNS = [
     ("secrets_detector.py", [], "caught"),
     ("startup.py", ["--starts", "1"], "initialize"),
     ("stdio_latency.py", ["--memories", "30", "--queries", "6"], "p50"),
+    ("store_throughput.py", ["--clients", "2", "--texts", "6", "--memories", "50"], "audit"),
     ("text_rules.py", ["--size", "4096"], "slowest"),
     ("trust_probe.py", ["--points", "1,7"], "agents"),
 ]
