@@ -15,4 +15,6 @@ turns failures into MCP errors. Imports services and the parts below; nothing im
     roots       the open project: roots, the project folder, the launch folder
     protocol    completion and logging/setLevel
     http        the team's transport: streamable HTTP with bearer tokens
+    messages    one JSON-RPC message checked before the SDK sees it (stdio and HTTP), refused
+                in one line of our words with its id
 """
