@@ -6,7 +6,7 @@ WWW-Authenticate; the token pins the agent as HINDSIGHT_AGENT_ID and HINDSIGHT_A
 pin stdio; a foreign Origin is refused; /healthz answers without secrets; tools carry their
 titles and annotations. The wire: GET answers 405 (stateless: no event stream), an unusable
 JSON-RPC body gets a one-line error with its id, a request whose headers or body do not
-arrive in time is closed while others are served."""
+arrive in time is closed while others are served, resources and refusals follow the token."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import pytest
 from conftest import TEMPLATE, _scratch_database
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 
 @contextlib.asynccontextmanager
@@ -236,3 +237,31 @@ def test_slow_requests_are_closed_after_the_deadline_and_never_hold_the_server(w
         assert status == b"HTTP/1.1 408 Request Timeout", (kind, heard[kind])
         message = json.loads(rest.partition(b"\r\n\r\n")[2])["error"]["message"]
         assert f"did not arrive within {READ_SECONDS} s" in message, message
+
+
+async def test_resources_follow_the_tokens_agent_and_refusals_name_a_token(wire):
+    base, tokens = wire
+    async with _session(base, tokens["alice"]) as alice:
+        await _call(alice, "store_memory", content="Alice deploys on Thursdays.", memory_type="semantic")
+        listed = {str(r.uri) for r in (await alice.list_resources()).resources}
+        assert listed == {"memory://alice/profile", "memory://alice/recent"}  # was: the server's agent's
+        for uri in sorted(listed):
+            text = (await alice.read_resource(uri)).contents[0].text
+            assert "agent alice" in text and "Alice deploys on Thursdays." in text, text
+        refusals = []
+        for agent in ("server-default", "bob", "nobody-at-all"):
+            with pytest.raises(MCPError) as refused:
+                await alice.read_resource(f"memory://{agent}/profile")
+            refusals.append(refused.value.error.message.replace(agent, "X"))
+            fix = f"hindsight token create --agent alice --allow {agent}"
+            assert fix in refused.value.error.message and "HINDSIGHT_ALLOWED_AGENTS" not in refusals[-1]
+            tool = await alice.call_tool("retrieve_memory", {"query": "deploys", "agent_id": agent})
+            assert tool.is_error and tool.content[0].text == refused.value.error.message
+        assert len(set(refusals)) == 1  # the same words whether that agent exists or not
+    async with _session(base, tokens["lead"]) as lead:  # --allow alice,carol
+        listed = {str(r.uri) for r in (await lead.list_resources()).resources}
+        assert listed == {"memory://lead/profile", "memory://lead/recent"}
+        assert "Alice deploys" in (await lead.read_resource("memory://alice/profile")).contents[0].text
+        with pytest.raises(MCPError) as refused:
+            await lead.read_resource("memory://bob/recent")
+        assert "hindsight token create --agent lead --allow alice,bob,carol" in refused.value.error.message
