@@ -104,12 +104,13 @@ class Guard:
 
     async def _checked(self, scope: dict, receive: Any, send: Any) -> Any:
         """`receive` handing on a body that is one JSON-RPC message; None once a late, too
-        large or unusable one is answered (a late one's connection closed), or the client left."""
+        large or unusable one is answered (a late one's connection closed; the rest of a large
+        one is read and dropped by uvicorn, within the headers' deadline), or the client left."""
         try:
             body = await deadlines.read_body(scope, receive, MAX_BODY, self.read_seconds)
         except deadlines.Unread as exc:
             refusal = messages.Refusal(None, INVALID_REQUEST, str(exc))
-            return await _rpc_error(refusal, exc.status, scope, receive, send, close=True)
+            return await _rpc_error(refusal, exc.status, scope, receive, send, close=exc.status == 408)
         if body is None:
             return None
         message, refusal = messages.check(body, "body")

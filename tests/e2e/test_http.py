@@ -182,6 +182,21 @@ def test_unusable_json_rpc_gets_one_line_errors_with_the_requests_id(wire, era):
         assert fine.status_code == 200 and fine.json() == {"jsonrpc": "2.0", "id": 8, "result": {}}
 
 
+def test_a_body_over_4_mb_gets_413_declared_or_not(wire):
+    base, tokens = wire
+    headers = {"Authorization": f"Bearer {tokens['alice']}", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}  # fmt: skip
+    big = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "' + b"x" * (4 * 1024 * 1024) + b'"}}'
+
+    def chunked():  # no Content-Length: found while reading
+        for start in range(0, len(big), 65536):
+            yield big[start : start + 65536]
+
+    for content in (big, chunked()):
+        answer = httpx2.post(f"{base}/mcp", content=content, headers=headers, timeout=30)
+        assert answer.status_code == 413 and "at most 4194304 bytes" in _one_line_error(answer)["message"]
+
+
 def _slow(base: str, token: str, kind: str) -> socket.socket:
     """A connection with a request that never finishes: part of its headers, or all of them and
     part of its body, or headers that keep coming a byte at a time (`dribble`, fed by the test)."""
