@@ -6,7 +6,7 @@ is answered 408 and its connection closed. No worker waits meanwhile: one event 
 every connection, so other requests are answered while one dribbles.
 
     protocol(seconds)      the uvicorn HTTP/1.1 protocol with the headers' deadline
-    read_body(...)         a request's body, within the deadline and MAX_BODY, or Unread
+    read_body(...)         a request's body, within the deadline and a size bound, or Unread
     replay(body, receive)  the body read, handed on to the MCP transport as if unread
 """
 
@@ -19,6 +19,7 @@ from typing import Any, Awaitable, Callable
 from mcp_types import INVALID_REQUEST
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from ..config import HTTP_READ_TIMEOUT
 from .messages import Refusal
 
 log = logging.getLogger("hindsight.server")
@@ -34,7 +35,7 @@ class HeaderDeadline(H11Protocol):
     """uvicorn's h11 protocol, closing a connection whose next request's headers are not all
     there `seconds` after the connection opened or its previous answer was sent."""
 
-    seconds: float = 30.0
+    seconds: float = HTTP_READ_TIMEOUT
     _deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: Any) -> None:
