@@ -18,6 +18,7 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 # after ours (HINDSIGHT_PROJECT_DIR, HINDSIGHT_SESSION_ID); the first one set wins.
 PROJECT_DIR_VARS = ("HINDSIGHT_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
 SESSION_VARS = ("HINDSIGHT_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+HTTP_READ_TIMEOUT = 30.0  # seconds an HTTP client has for a request's headers, and then for its body
 OPENAI_EXAMPLES = {"HINDSIGHT_EMBED_URL": "http://localhost:8000/v1", "HINDSIGHT_EMBED_MODEL": "text-embedding-3-small"}
 
 
@@ -49,6 +50,7 @@ class Settings:
     project: str | None = None  # the open project when the client names none (HINDSIGHT_PROJECT)
     project_dir: str | None = None  # the client's project folder (PROJECT_DIR_VARS)
     session_id: str | None = None  # the client's session, the calls' default (SESSION_VARS)
+    http_read_timeout: float = HTTP_READ_TIMEOUT  # HINDSIGHT_HTTP_READ_TIMEOUT
 
     def may_act_for(self, agent_id: str) -> bool:
         """Whether a call from an MCP client may name `agent_id` (the CLI may name any)."""
@@ -131,6 +133,7 @@ class Settings:
             project=_project(env.get("HINDSIGHT_PROJECT", "")),
             project_dir=_first(env, PROJECT_DIR_VARS),
             session_id=_session(env),
+            http_read_timeout=_seconds(env, "HINDSIGHT_HTTP_READ_TIMEOUT", HTTP_READ_TIMEOUT),
         )
 
     def zone(self):
@@ -240,6 +243,19 @@ def _fraction(env, name: str, default: float) -> float:
         value = -1.0
     if not 0.5 <= value <= 1.0:
         raise ConfigError(f"{name}={raw!r} must be a cosine similarity from 0.5 to 1.0")
+    return value
+
+
+def _seconds(env, name: str, default: float) -> float:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 1 <= value <= 3600:
+        raise ConfigError(f"{name}={raw!r} must be a number of seconds from 1 to 3600")
     return value
 
 

@@ -9,13 +9,17 @@ embedder); the MCP server and the CLI turn them into messages for people and mod
     │   └── EmbedderMismatch the stored vectors come from another embedder
     ├── EmbedderError        the embedder could not be loaded or failed
     ├── InvalidInput         a caller's argument is wrong: names the field and what is allowed
-    │   └── AgentRefused     a well-formed agent id that HINDSIGHT_ALLOWED_AGENTS does not name
+    │   └── AgentRefused     a well-formed agent id the caller may not name (HINDSIGHT_ALLOWED_AGENTS,
+    │                        or over HTTP the token's --allow)
     ├── NotFound             no such memory for this agent
     ├── StillStarting        a call came before the server's database and embedder were ready
     └── SealError            sealed content cannot be decrypted with the configured key
 """
 
 from __future__ import annotations
+
+import shlex
+from typing import Iterable
 
 
 class HindsightError(Exception):
@@ -55,12 +59,24 @@ REFUSED_AGENT = (
 )
 
 
-class AgentRefused(InvalidInput):
-    """A well-formed agent id that HINDSIGHT_ALLOWED_AGENTS does not name."""
+def refused_by_token(own: str, allowed: Iterable[str], agent: str) -> str:
+    """The refusal over HTTP, where the request's token pins the agent: its fix is a token
+    that allows `agent` too (the server's environment does not decide it)."""
+    allow = ",".join(sorted({*allowed, agent} - {"*"}))
+    return (
+        f"may only name this token's own agent {own!r}; acting for {agent!r} as well needs a token "
+        f"made with `hindsight token create --agent {shlex.quote(own)} --allow {shlex.quote(allow)}`"
+    )
 
-    def __init__(self, field: str, agent: str):
+
+class AgentRefused(InvalidInput):
+    """A well-formed agent id the caller may not name: one HINDSIGHT_ALLOWED_AGENTS does not
+    name, or over HTTP (`token`: the token's agent and the agents it allows) one the token
+    does not allow. The words are the same whether that agent exists or not."""
+
+    def __init__(self, field: str, agent: str, token: tuple[str, Iterable[str]] | None = None):
         self.agent = agent
-        super().__init__(field, REFUSED_AGENT)
+        super().__init__(field, REFUSED_AGENT if token is None else refused_by_token(*token, agent))
 
 
 class NotFound(HindsightError):

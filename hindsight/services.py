@@ -49,14 +49,15 @@ log = logging.getLogger("hindsight.server")
 CALLER: ContextVar[Caller | None] = ContextVar("hindsight_caller", default=None)  # an HTTP request's token
 
 
-def acting_for(settings: Settings, given: str | None, field: str = "agent_id") -> str:
+def acting_for(settings: Settings, given: str | None, field: str = "agent_id", *, by_token: bool = False) -> str:
     """The agent a client's call acts for: the configured one, or another the allow-list
-    names. The refusal is the same whether that agent has memories or not."""
+    names. The refusal is the same whether that agent has memories or not; it names the fix
+    for the transport: HINDSIGHT_ALLOWED_AGENTS, or `by_token` (HTTP) another token."""
     if given is None:
         return settings.agent_id
     agent = v.agent_id(given, field)
     if not settings.may_act_for(agent):
-        raise AgentRefused(field, agent)
+        raise AgentRefused(field, agent, (settings.agent_id, settings.allowed_agents) if by_token else None)
     return agent
 
 
@@ -121,7 +122,7 @@ class Services:
         if caller is None:
             return acting_for(self.settings, given)
         pinned = dataclasses.replace(self.settings, agent_id=caller.agent_id, allowed_agents=caller.allowed_agents)
-        return acting_for(pinned, given)
+        return acting_for(pinned, given, by_token=True)
 
 
 QUERY_VECTORS = 256  # recent questions whose embedding is kept (a repeat is not embedded again)

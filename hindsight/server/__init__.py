@@ -14,5 +14,8 @@ turns failures into MCP errors. Imports services and the parts below; nothing im
     stdio       the transport: every line read is answered
     roots       the open project: roots, the project folder, the launch folder
     protocol    completion and logging/setLevel
-    http        the team's transport: streamable HTTP with bearer tokens
+    http        the team's transport: streamable HTTP with bearer tokens, POST only
+    deadlines   slow HTTP clients: a request's headers and body within a deadline, else 408
+    messages    one JSON-RPC message checked before the SDK sees it (stdio and HTTP), refused
+                in one line of our words with its id
 """

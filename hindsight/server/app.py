@@ -87,7 +87,7 @@ def serve_http(settings: Settings, host: str, port: int, names: tuple[str, ...] 
     import uvicorn
 
     from ..data import bootstrap
-    from . import http
+    from . import deadlines, http
 
     with contextlib.redirect_stdout(sys.stderr):  # nothing but MCP on stdout
         url = bootstrap.prepare(settings, check_role=True)
@@ -97,5 +97,6 @@ def serve_http(settings: Settings, host: str, port: int, names: tuple[str, ...] 
     if host not in http.LOOPBACK:
         log.warning("hindsight: listening on %s: put TLS in front of it (tokens travel in every request)", host)
     log.info("hindsight serving streamable HTTP on http://%s:%d/mcp (embedder %s)", host, port, settings.embedder)
-    app = http.app(mcp, host, port, names)
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+    app = http.app(mcp, host, port, names, settings.http_read_timeout)
+    protocol = deadlines.protocol(settings.http_read_timeout)  # a request's headers within the deadline
+    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on", http=protocol)

@@ -57,7 +57,8 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
             "HINDSIGHT_DATABASE_URL (the database), HINDSIGHT_AGENT_ID,\n"
             "HINDSIGHT_ALLOWED_AGENTS, HINDSIGHT_EMBEDDER, HINDSIGHT_ENCRYPTION_KEY,\n"
             "HINDSIGHT_TIMEZONE, HINDSIGHT_PROJECT_DIR, HINDSIGHT_PROJECT,\n"
-            "HINDSIGHT_LOG_LEVEL. `hindsight mcp-config` prints an IDE's configuration."
+            "HINDSIGHT_LOG_LEVEL; for streamable-http HINDSIGHT_HTTP_READ_TIMEOUT.\n"
+            "`hindsight mcp-config` prints an IDE's configuration."
         ),
     )
     p.add_argument("--version", action="version", version=f"hindsight-server {version()}")

@@ -1,5 +1,6 @@
 """The two resources, memory://{agent_id}/profile and memory://{agent_id}/recent, as
-Markdown; the configured agent's pair is also listed (resources/list)."""
+Markdown; resources/list lists the pair of the agent a request acts for: the configured
+agent's, or over HTTP the request's token's (services.CALLER)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any
 from urllib.parse import quote
 
 from mcp.server.mcpserver import Context
+from mcp_types import ListResourcesResult, PaginatedRequestParams, Resource
 
-from ..services import Services
+from ..services import CALLER, Services
 from .tools import services_of
 
 RESOURCES = {
@@ -58,7 +60,8 @@ async def _recent_text(s: Services, agent_id: str, opened: tuple[str, ...] = ())
 
 def register(mcp: Any, agent_id: str) -> None:  # a HindsightServer
     """The templates for any agent, then the configured agent's two resources listed
-    (clients offer listed resources to attach; templates alone show nothing)."""
+    (clients offer listed resources to attach; templates alone show nothing); over HTTP the
+    listing names the request's token's agent instead."""
     mcp.resource(
         "memory://{agent_id}/profile", name="profile", mime_type="text/markdown", description=RESOURCES["profile"]
     )(profile)
@@ -73,12 +76,26 @@ def register(mcp: Any, agent_id: str) -> None:  # a HindsightServer
         return read
 
     for kind, text in (("profile", _profile_text), ("recent", _recent_text)):
-        mcp.resource(
-            f"memory://{quote(agent_id, safe='')}/{kind}",
-            name=f"{agent_id} {kind}",
-            mime_type="text/markdown",
-            description=RESOURCES[kind],
-        )(reader(text))
+        mcp.resource(_uri(agent_id, kind), name=f"{agent_id} {kind}", mime_type="text/markdown",
+                     description=RESOURCES[kind])(reader(text))  # fmt: skip
+
+    async def listed(ctx: Any, params: PaginatedRequestParams) -> ListResourcesResult:
+        """Over HTTP the token's agent's pair (read through the templates); else the SDK's
+        listing of the pair registered above."""
+        caller = CALLER.get()
+        if caller is None:
+            return await mcp._handle_list_resources(ctx, params)
+        return ListResourcesResult(resources=[
+            Resource(uri=_uri(caller.agent_id, kind), name=f"{caller.agent_id} {kind}", mime_type="text/markdown",
+                     description=RESOURCES[kind])
+            for kind in RESOURCES
+        ])  # fmt: skip
+
+    mcp._lowlevel_server.add_request_handler("resources/list", PaginatedRequestParams, listed)
+
+
+def _uri(agent_id: str, kind: str) -> str:
+    return f"memory://{quote(agent_id, safe='')}/{kind}"
 
 
 def _one_line(memory: dict[str, Any], limit: int = 300) -> str:
