@@ -347,7 +347,7 @@ async def cmd_token(args, s: Services) -> int:
         return 0
     if args.action == "revoke":
         if not args.which:
-            raise InvalidInput("token", "revoke needs the token's id or name")
+            raise InvalidInput("token", "revoke needs the token's name or the first 8 or more characters of its id")
         done = await tokens.revoke(s.db, args.which)
         if args.json:
             _json(done)
@@ -357,11 +357,8 @@ async def cmd_token(args, s: Services) -> int:
     listed = await tokens.listed(s.db)
     if args.json:
         _json({"tokens": listed})
-        return 0
-    for t in listed:
-        state = "revoked" if t["revoked_at"] else f"expires {t['expires_at'][:10]}" if t["expires_at"] else "no expiry"
-        used = t["last_used"][:16] if t["last_used"] else "never used"
-        print(f"{t['id'][:8]}  {t['agent_id']:<16} {t['name'] or '-':<16} {state:<18} {used}")
-    if not listed:
+    elif listed:
+        _out(render.token_table(listed))
+    else:
         print("(no tokens)", file=sys.stderr)
     return 0

@@ -147,3 +147,14 @@ def report_lines(report: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str
         if key not in skip:
             walk(str(key), value)
     return out
+
+
+def token_table(tokens: list[dict[str, Any]]) -> list[str]:
+    """ID  AGENT  NAME  STATE  LAST USED — one token a line, as `token list` gets them."""
+    row = "{:<8}  {:<16} {:<16} {:<18} {}"
+    lines = [row.format("ID", "AGENT", "NAME", "STATE", "LAST USED")]
+    for t in tokens:
+        state = "revoked" if t["revoked_at"] else f"expires {t['expires_at'][:10]}" if t["expires_at"] else "no expiry"
+        used = t["last_used"][:16].replace("T", " ") if t["last_used"] else "never used"
+        lines.append(row.format(t["id"][:SHORT_ID], t["agent_id"], t["name"] or "-", state, used))
+    return lines
