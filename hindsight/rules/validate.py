@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from . import detectors
-from .privacy import shown
+from .privacy import kind_words, shown
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 MAX_CONTENT_BYTES = 32 * 1024
@@ -45,13 +45,13 @@ def text(field: str, value: Any, *, max_bytes: int, required: bool = True) -> st
 
 
 def no_secret(field: str, value: str) -> str:
-    """Identifiers (tags, slot, session_id, metadata keys…) are stored and shown as they are:
+    """Identifiers (tags, slot, project, session_id, metadata keys…) are stored and shown as they are:
     one that looks like a secret or personal data is refused, without showing it."""
     found = detectors.find(value)
     if found:
         raise InvalidInput(
             field,
-            f"looks like it holds a {found[0][2]}; secrets and personal data are not "
+            f"looks like it holds {kind_words(found[0][2])}; secrets and personal data are not "
             f"allowed in {field.split('[')[0]} — put them in content, where they are "
             "redacted (or encrypted with HINDSIGHT_ENCRYPTION_KEY)",
         )
@@ -209,7 +209,8 @@ def slot(value: Any, field: str = "slot") -> str | None:
 
 def project(value: Any, field: str = "project", *, allow_global: bool = True) -> str | None:
     """A project (repository) name: 1-200 characters without control characters or
-    surrounding spaces; "" (where allowed) says no project (global). None: not given."""
+    surrounding spaces, and no secret (it is stored and shown as it is, like a slot); ""
+    (where allowed) says no project (global). None: not given."""
     if value is None:
         return None
     if allow_global and value == "":
@@ -220,7 +221,7 @@ def project(value: Any, field: str = "project", *, allow_global: bool = True) ->
             field,
             f"must be a project name of 1-200 characters without control characters or surrounding spaces{allowed}",
         )
-    return value
+    return no_secret(field, value)
 
 
 def sensitive(value: Any, metadata: dict | None, field: str = "sensitive") -> list[str]:

@@ -379,3 +379,20 @@ async def test_cli_recall_only_looks_and_counts_no_access(cli):
         assert (await cli("recall", "--query", "when do deploys go out?", "--agent", "looker")).code == 0
     shown = await cli("show", stored["id"][:8], "--agent", "looker", "--json")
     assert json.loads(shown.out)["memory"]["access_count"] == 0  # as the README says: the CLI looks, agents use
+
+
+async def test_a_secret_in_project_is_refused_by_store_and_import(cli, db_url, tmp_path):
+    key = "AKIAIOSFODNN7EXAMPLE"
+    stored = await cli("store", "The deploy runbook moved to the wiki", "--project", key)
+    assert stored.code == 2 and stored.out == ""
+    assert stored.err == (
+        "hindsight store: error: project: looks like it holds an API key; secrets and personal data are not "
+        "allowed in project — put them in content, where they are redacted (or encrypted with "
+        "HINDSIGHT_ENCRYPTION_KEY)\n"
+    )
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"content": "x", "project": key}) + "\n")
+    imported = await cli("import", str(src))
+    assert imported.code == 2 and "line 1: project: looks like it holds an API key" in imported.err
+    assert key not in stored.err + imported.err
+    assert await rows(db_url, "SELECT 1 FROM memories") == []
