@@ -40,8 +40,14 @@ def text(field: str, value: Any, *, max_bytes: int, required: bool = True) -> st
         raise InvalidInput(field, "must not be empty or only whitespace")
     size = len(value.encode("utf-8"))
     if size > max_bytes:
-        raise InvalidInput(field, f"is {size} bytes; at most {max_bytes} bytes (UTF-8) are allowed")
+        raise InvalidInput(field, too_long(size, max_bytes, "bytes (UTF-8)"))
     return value
+
+
+def too_long(size: int, limit: int, unit: str) -> str:
+    """The one wording of a length limit, for every path (the MCP tools' schema leaves these
+    checks to the validators: server.params)."""
+    return f"is {size} {unit.split()[0]}; at most {limit} {unit} are allowed"
 
 
 def no_secret(field: str, value: str) -> str:
@@ -83,12 +89,12 @@ def memory_type(value: Any, field: str = "memory_type", required: bool = True) -
 
 
 def integer(field: str, value: Any, lo: int, hi: int, *, required: bool = True) -> int | None:
+    """A whole number from lo to hi. One wording, whatever is wrong and whichever path it
+    came by: the MCP tools' schema check (server.arguments) says the same words."""
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise InvalidInput(field, f"must be a whole number from {lo} to {hi}")
-    if not lo <= value <= hi:
-        raise InvalidInput(field, f"{value} is out of range; allowed: {lo} to {hi}")
     return value
 
 
