@@ -71,6 +71,11 @@ def _store_notes(result: dict[str, Any]) -> None:
         print(f"redacted: {', '.join(map(str, result['redacted']))}", file=sys.stderr)
 
 
+NOTHING_RELEVANT = (
+    "(nothing relevant remembered for this question: the memories shown are only the nearest, none of them relevant)"
+)
+
+
 async def cmd_recall(args, s: Services) -> int:
     if (args.query is None) == (args.batch is None):
         raise InvalidInput("recall", "give exactly one of --query or --batch")
@@ -91,6 +96,8 @@ async def cmd_recall(args, s: Services) -> int:
         _out(render.recall_table(result["memories"], render.width()))
     if not result["memories"]:
         print("(no memories found)", file=sys.stderr)
+    elif result.get("nothing_relevant"):  # the nearest memories, each marked not relevant, as JSON has them
+        print(NOTHING_RELEVANT, file=sys.stderr)
     return 0
 
 

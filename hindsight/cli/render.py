@@ -50,17 +50,17 @@ def memory_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
 
 def recall_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
     """Each hit: rank, score, id, date, type and confidence; what recall knows about it
-    (possibly outdated, another project, flags) on a line of its own; then its whole
-    content, wrapped."""
+    (not relevant, possibly outdated, another project, flags) on a line of its own; then its
+    whole content, wrapped."""
     lines = []
     for rank, m in enumerate(memories, 1):
         head = f"{rank:>2}. {m['score']:.3f}  {m['id'][:SHORT_ID]}  {m['created_at'][:10]}  {m['memory_type']}"
         if m.get("confidence") is not None:
             head += f"  confidence {m['confidence']:.2f}"
         lines.append(fit(head, cols))
-        marks = (
-            [f"possibly outdated by {m['possibly_outdated_by'][:SHORT_ID]}"] if m.get("possibly_outdated_by") else []
-        )
+        marks = ["not relevant"] if m.get("relevant") is False else []
+        if m.get("possibly_outdated_by"):
+            marks.append(f"possibly outdated by {m['possibly_outdated_by'][:SHORT_ID]}")
         marks += [f"project {m['project']}"] if m.get("project") else []
         marks += [f for f in m.get("flags") or () if f in ("needs_review", "low_trust")]
         if marks:

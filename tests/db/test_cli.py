@@ -444,3 +444,21 @@ async def test_a_limit_is_worded_the_same_by_every_path(cli, memories, db_url, t
     long_query = (await cli("recall", "--query", "x" * 2500)).err
     assert long_query == "hindsight recall: error: query: is 2500 characters; at most 2000 characters are allowed\n"
     assert await rows(db_url, "SELECT 1 FROM memories") == []
+
+
+async def test_recall_says_when_nothing_relevant_is_remembered(cli):
+    for fact in ("Kwame is the Vault admin", "The user prefers polars over pandas", "Deploys go out on Thursdays"):
+        assert (await cli("store", fact, "--type", "semantic")).code == 0
+    question = "What is the Wi-Fi password of the Lisbon office?"
+    as_json = json.loads((await cli("recall", "--query", question, "--json")).out)
+    assert as_json["nothing_relevant"] is True and as_json["memories"]
+    table = await cli("recall", "--query", question)
+    assert table.code == 0
+    assert table.err == (
+        "(nothing relevant remembered for this question: the memories shown are only the nearest, "
+        "none of them relevant)\n"
+    )
+    lines = table.out.splitlines()
+    assert [line for line in lines if line.startswith("    [")] == ["    [not relevant]"] * len(as_json["memories"])
+    known = await cli("recall", "--query", "Who is the Vault admin?")
+    assert known.err == "" and "not relevant" not in known.out and "Kwame" in known.out.splitlines()[1]
