@@ -104,9 +104,7 @@ def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) ->
     if m.get("expires_at"):
         out += _field("expires", _when(m["expires_at"]), cols)
     if m.get("invalidated_at"):
-        by = m.get("invalidated_by")
-        by = f", by {by}" if by and by not in (m.get("invalidation_reason") or "") else ""
-        out += _field("invalidated", f"{_when(m['invalidated_at'])}: {m.get('invalidation_reason')}{by}", cols)
+        out += _field(*invalidation(m), cols)
     if m.get("archived_at"):
         out += _field(
             "archived", f"{_when(m['archived_at'])} ({m.get('archive_reason')}); hindsight restore brings it back", cols
@@ -123,6 +121,15 @@ def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) ->
             reason = f"  {h['reason']}" if h.get("reason") else ""
             out.append(fit(f"  {_when(h['at'])}  {h['action']:<11} {h['call']}{related}{reason}", cols))
     return out
+
+
+def invalidation(m: dict[str, Any]) -> tuple[str, str]:
+    """(label, words) for an invalidated memory: 'superseded' by the memory that replaced it
+    (as `hindsight ui` says it), else plain 'invalidated'; then when and why."""
+    when, reason = _when(m["invalidated_at"]), m.get("invalidation_reason")
+    if m.get("invalidated_by"):
+        return "superseded", f"by {m['invalidated_by']} at {when}: {reason}"
+    return "invalidated", f"{when}: {reason}"
 
 
 def _when(iso: str | None) -> str:
