@@ -214,7 +214,7 @@ async def cmd_maintain(args, s: Services) -> int:
     if args.json:
         _json(report)
     else:
-        _out(render.report_lines(report, skip=("config",)))
+        _out(render.maintenance_lines(report))
     if report["status"] == "skipped":
         print("hindsight maintain: another maintenance run is in progress; nothing done", file=sys.stderr)
     return 0
