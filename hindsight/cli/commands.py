@@ -321,16 +321,20 @@ async def cmd_import(args, s: Services) -> int:
             sealer=s.write_policy.sealer,
             on_conflict=args.on_conflict,
         )
-    elapsed = time.perf_counter() - started
-    done, trails = counts["imported"], counts["trails"]
-    history = f" and the history of {trails} deleted {'memory' if trails == 1 else 'memories'}" if trails else ""
-    print(
-        f"imported {done} memories{history} for agent {agent!r} in {elapsed:.1f} s "
-        f"({done / max(elapsed, 1e-9):.1f} memories/s); skipped {counts['skipped']} lines already present, "
-        f"replaced {counts['replaced']}",
-        file=sys.stderr,
-    )
+    print(import_summary(counts, agent, time.perf_counter() - started), file=sys.stderr)
     return 0
+
+
+def import_summary(counts: dict[str, int], agent: str, elapsed: float) -> str:
+    """What an import did: a rate only when something was imported; lines skipped (already
+    present) and replaced only when there were any."""
+    done, trails, skipped, replaced = counts["imported"], counts["trails"], counts["skipped"], counts["replaced"]
+    said = f"imported {done} {'memory' if done == 1 else 'memories'}"
+    said += f" and the history of {trails} deleted {'memory' if trails == 1 else 'memories'}" if trails else ""
+    said += f" for agent {agent!r}"
+    said += f" in {elapsed:.1f} s ({done / max(elapsed, 1e-9):.1f} memories/s)" if done else ""
+    said += f"; {skipped} {'line' if skipped == 1 else 'lines'} skipped (already present)" if skipped else ""
+    return said + (f"; {replaced} replaced" if replaced else "")
 
 
 async def cmd_token(args, s: Services) -> int:
