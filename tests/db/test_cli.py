@@ -462,3 +462,24 @@ async def test_recall_says_when_nothing_relevant_is_remembered(cli):
     assert [line for line in lines if line.startswith("    [")] == ["    [not relevant]"] * len(as_json["memories"])
     known = await cli("recall", "--query", "Who is the Vault admin?")
     assert known.err == "" and "not relevant" not in known.out and "Kwame" in known.out.splitlines()[1]
+
+
+async def test_slow_first_steps_are_said_on_stderr_as_they_start(cli, empty_db_url, pg_tmp):
+    """Issue 29: the first `token create` worked 15 s in silence (the embedded database's first
+    start, then the migrations). Later runs, with nothing slow to do, say nothing."""
+    from hindsight.data import pg_embedded as embedded
+
+    first = await cli("token", "list", url=empty_db_url)
+    assert first.code == 0 and first.err == "hindsight token: bringing the database schema up to date…\n(no tokens)\n"
+    assert (await cli("token", "list", url=empty_db_url)).err == "(no tokens)\n"
+    home = pg_tmp / "home"
+    try:
+        started = await cli("token", "list", HINDSIGHT_DATABASE_URL="", HINDSIGHT_HOME=str(home))
+        assert started.code == 0, started.err
+        assert started.err.splitlines() == [
+            f"hindsight token: starting the embedded database in {home}…",
+            "hindsight token: bringing the database schema up to date…",
+            "(no tokens)",
+        ]
+    finally:
+        embedded.release(home=home)

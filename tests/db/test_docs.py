@@ -52,6 +52,15 @@ async def test_readme_commands_run(cli):
     doctor = await cli("doctor")
     assert doctor.code == 0, doctor.out + doctor.err
     assert "stdout clean" in doctor.out and "tools" in doctor.out
+    steps = [line for line in doctor.err.splitlines() if line.startswith("hindsight doctor: ")]
+    assert steps == [  # each step on stderr as it starts (doctor worked 20 s in silence)
+        "hindsight doctor: checking the database…",
+        "hindsight doctor: checking pgvector…",
+        "hindsight doctor: checking the search settings…",
+        "hindsight doctor: loading the embedder e5-small…",
+        "hindsight doctor: starting hindsight-server as an IDE would, to check its stdout…",
+        "hindsight doctor: reading the schema's revision…",
+    ]
     assert "search:   iterative_scan=relaxed_order, ef_search=64, plan_cache_mode=force_custom_plan\n" in doctor.out
     help_ = await anyio.to_thread.run_sync(
         lambda: subprocess.run(
