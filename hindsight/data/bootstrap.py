@@ -22,11 +22,13 @@ Progress = Callable[[str], None]  # told of a slow step as it starts (the CLI pr
 
 def resolve_url(settings: Settings, progress: Progress | None = None) -> str:
     """The external URL when one is set (never replaced by the embedded database, even if it
-    fails), else the embedded server's, started or joined (`progress` hears of a start)."""
+    fails), else the embedded server's, started or joined. `progress` hears of its first
+    start, the slow one (initdb, as pg_embedded tells it: no PG_VERSION yet); a command's
+    usual start of an existing one takes a fraction of a second and is not announced."""
     if settings.database_url:
         return settings.database_url
-    if progress is not None and embedded.postmaster(embedded.data_dir(settings.home)) is None:
-        progress(f"starting the embedded database in {settings.home}")
+    if progress is not None and not (embedded.data_dir(settings.home) / "PG_VERSION").exists():
+        progress(f"starting the embedded database in {settings.home} for the first time")
     return embedded.start(settings.home)
 
 

@@ -477,9 +477,11 @@ async def test_slow_first_steps_are_said_on_stderr_as_they_start(cli, empty_db_u
         started = await cli("token", "list", HINDSIGHT_DATABASE_URL="", HINDSIGHT_HOME=str(home))
         assert started.code == 0, started.err
         assert started.err.splitlines() == [
-            f"hindsight token: starting the embedded database in {home}…",
+            f"hindsight token: starting the embedded database in {home} for the first time…",
             "hindsight token: bringing the database schema up to date…",
             "(no tokens)",
         ]
+        later = await cli("token", "list", HINDSIGHT_DATABASE_URL="", HINDSIGHT_HOME=str(home))
+        assert later.err == "(no tokens)\n"  # its usual start, or joining it: nothing slow to say
     finally:
         embedded.release(home=home)
