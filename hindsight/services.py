@@ -112,8 +112,9 @@ class Services:
         return found
 
     def agent(self, given: str | None) -> str:
-        """The agent an operator's command acts for: the one named, any, or the configured one."""
-        return given or self.settings.agent_id
+        """The agent an operator's command acts for: the one named (any, but a well-formed id:
+        an empty --agent is refused, not taken for the configured one), else the configured one."""
+        return self.settings.agent_id if given is None else v.agent_id(given, "agent")
 
     def acting_for(self, given: str | None) -> str:
         """The agent a client's call acts for (see `acting_for`): over HTTP, as the request's

@@ -71,6 +71,11 @@ def _store_notes(result: dict[str, Any]) -> None:
         print(f"redacted: {', '.join(map(str, result['redacted']))}", file=sys.stderr)
 
 
+NOTHING_RELEVANT = (
+    "(nothing relevant remembered for this question: the memories shown are only the nearest, none of them relevant)"
+)
+
+
 async def cmd_recall(args, s: Services) -> int:
     if (args.query is None) == (args.batch is None):
         raise InvalidInput("recall", "give exactly one of --query or --batch")
@@ -91,6 +96,8 @@ async def cmd_recall(args, s: Services) -> int:
         _out(render.recall_table(result["memories"], render.width()))
     if not result["memories"]:
         print("(no memories found)", file=sys.stderr)
+    elif result.get("nothing_relevant"):  # the nearest memories, each marked not relevant, as JSON has them
+        print(NOTHING_RELEVANT, file=sys.stderr)
     return 0
 
 
@@ -207,7 +214,7 @@ async def cmd_maintain(args, s: Services) -> int:
     if args.json:
         _json(report)
     else:
-        _out(render.report_lines(report, skip=("config",)))
+        _out(render.maintenance_lines(report))
     if report["status"] == "skipped":
         print("hindsight maintain: another maintenance run is in progress; nothing done", file=sys.stderr)
     return 0
@@ -314,16 +321,20 @@ async def cmd_import(args, s: Services) -> int:
             sealer=s.write_policy.sealer,
             on_conflict=args.on_conflict,
         )
-    elapsed = time.perf_counter() - started
-    done, trails = counts["imported"], counts["trails"]
-    history = f" and the history of {trails} deleted {'memory' if trails == 1 else 'memories'}" if trails else ""
-    print(
-        f"imported {done} memories{history} for agent {agent!r} in {elapsed:.1f} s "
-        f"({done / max(elapsed, 1e-9):.1f} memories/s); skipped {counts['skipped']} lines already present, "
-        f"replaced {counts['replaced']}",
-        file=sys.stderr,
-    )
+    print(import_summary(counts, agent, time.perf_counter() - started), file=sys.stderr)
     return 0
+
+
+def import_summary(counts: dict[str, int], agent: str, elapsed: float) -> str:
+    """What an import did: a rate only when something was imported; lines skipped (already
+    present) and replaced only when there were any."""
+    done, trails, skipped, replaced = counts["imported"], counts["trails"], counts["skipped"], counts["replaced"]
+    said = f"imported {done} {'memory' if done == 1 else 'memories'}"
+    said += f" and the history of {trails} deleted {'memory' if trails == 1 else 'memories'}" if trails else ""
+    said += f" for agent {agent!r}"
+    said += f" in {elapsed:.1f} s ({done / max(elapsed, 1e-9):.1f} memories/s)" if done else ""
+    said += f"; {skipped} {'line' if skipped == 1 else 'lines'} skipped (already present)" if skipped else ""
+    return said + (f"; {replaced} replaced" if replaced else "")
 
 
 async def cmd_token(args, s: Services) -> int:
@@ -347,7 +358,7 @@ async def cmd_token(args, s: Services) -> int:
         return 0
     if args.action == "revoke":
         if not args.which:
-            raise InvalidInput("token", "revoke needs the token's id or name")
+            raise InvalidInput("token", "revoke needs the token's name or the first 8 or more characters of its id")
         done = await tokens.revoke(s.db, args.which)
         if args.json:
             _json(done)
@@ -357,11 +368,8 @@ async def cmd_token(args, s: Services) -> int:
     listed = await tokens.listed(s.db)
     if args.json:
         _json({"tokens": listed})
-        return 0
-    for t in listed:
-        state = "revoked" if t["revoked_at"] else f"expires {t['expires_at'][:10]}" if t["expires_at"] else "no expiry"
-        used = t["last_used"][:16] if t["last_used"] else "never used"
-        print(f"{t['id'][:8]}  {t['agent_id']:<16} {t['name'] or '-':<16} {state:<18} {used}")
-    if not listed:
+    elif listed:
+        _out(render.token_table(listed))
+    else:
         print("(no tokens)", file=sys.stderr)
     return 0

@@ -57,7 +57,7 @@ async def cmd_invalidate(args, s: Services) -> int:
     if args.json:
         _json(done)
     else:
-        by = f", replaced by {done['replaced_by']}" if done["replaced_by"] else ""
+        by = f"; superseded by {done['replaced_by']}" if done["replaced_by"] else ""
         print(f"invalidated {done['invalidated']} at {done['at']}: {done['reason']}{by}")
     return 0
 

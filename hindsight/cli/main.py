@@ -26,13 +26,24 @@ def run(args, settings: Settings) -> int:
         return args.handler(args, settings)
     if getattr(args, "load", None):
         args.loaded = args.load(args)
-    url = bootstrap.prepare(settings, check_embedder=getattr(args, "check_embedder", True))
+    url = bootstrap.prepare(
+        settings, check_embedder=getattr(args, "check_embedder", True), progress=progress(args.command)
+    )
 
     async def work() -> int:
         async with opened(settings, url) as services:
             return await args.handler(args, services)
 
     return asyncio.run(work())
+
+
+def progress(command: str):
+    """A slow step, said on stderr as it starts: `hindsight token: starting the embedded database in …`."""
+
+    def say(step: str) -> None:
+        print(f"hindsight {command}: {step}…", file=sys.stderr, flush=True)
+
+    return say
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,20 +26,28 @@ def cmd_doctor(args, settings: Settings) -> int:
     from ..data.db import ensure_pgvector, settings_expected, settings_in_force
     from ..embedders.base import create, describe
     from .doctor import stdout_check
+    from .main import progress
 
-    url = bootstrap.resolve_url(settings)
+    say = progress("doctor")  # each step on stderr as it starts; what it found on stdout
+    say("checking the database")
+    url = bootstrap.resolve_url(settings, say)
     print(f"database: {redact(url) if settings.database_url else _embedded_where(url)}")
+    say("checking pgvector")
     print(f"pgvector: {asyncio.run(ensure_pgvector(url))}")
+    say("checking the search settings")
     in_force, expected = asyncio.run(settings_in_force(url)), settings_expected()
     kept = in_force == expected
     shown = ", ".join(f"{k}={v}" for k, v in in_force.items())
     print(f"search:   {shown}" + ("" if kept else f" (expected {', '.join(f'{k}={v}' for k, v in expected.items())})"))
     found = asyncio.run(migrate.current(url))
     name, dim = describe(settings)
+    say(f"loading the embedder {name}")
     create(settings)
     print(f"embedder: {name} ({dim}-d) loads")
+    say("starting hindsight-server as an IDE would, to check its stdout")
     clean, detail = stdout_check(_server_exe())  # the server migrates before it serves
     print(f"stdio:    {detail}")
+    say("reading the schema's revision")
     current = asyncio.run(migrate.current(url))
     moved = f", migrated from {found or 'nothing'} by the server's start" if current != found else ""
     print(f"schema:   {current or 'not migrated'} (newest {migrate.head()}{moved})")

@@ -1,4 +1,5 @@
-"""Plain-text views of memories for the command line (pure: lines in, lines out).
+"""Plain-text views for the command line: memories, tokens, a maintenance report (pure:
+data in, lines out).
 
 Every line fits the width given (the terminal's, 80 when output is not a terminal):
 content is cut with an ellipsis in tables and wrapped in `show`. Ids in tables are the
@@ -50,17 +51,17 @@ def memory_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
 
 def recall_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
     """Each hit: rank, score, id, date, type and confidence; what recall knows about it
-    (possibly outdated, another project, flags) on a line of its own; then its whole
-    content, wrapped."""
+    (not relevant, possibly outdated, another project, flags) on a line of its own; then its
+    whole content, wrapped."""
     lines = []
     for rank, m in enumerate(memories, 1):
         head = f"{rank:>2}. {m['score']:.3f}  {m['id'][:SHORT_ID]}  {m['created_at'][:10]}  {m['memory_type']}"
         if m.get("confidence") is not None:
             head += f"  confidence {m['confidence']:.2f}"
         lines.append(fit(head, cols))
-        marks = (
-            [f"possibly outdated by {m['possibly_outdated_by'][:SHORT_ID]}"] if m.get("possibly_outdated_by") else []
-        )
+        marks = ["not relevant"] if m.get("relevant") is False else []
+        if m.get("possibly_outdated_by"):
+            marks.append(f"possibly outdated by {m['possibly_outdated_by'][:SHORT_ID]}")
         marks += [f"project {m['project']}"] if m.get("project") else []
         marks += [f for f in m.get("flags") or () if f in ("needs_review", "low_trust")]
         if marks:
@@ -104,9 +105,7 @@ def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) ->
     if m.get("expires_at"):
         out += _field("expires", _when(m["expires_at"]), cols)
     if m.get("invalidated_at"):
-        by = m.get("invalidated_by")
-        by = f", by {by}" if by and by not in (m.get("invalidation_reason") or "") else ""
-        out += _field("invalidated", f"{_when(m['invalidated_at'])}: {m.get('invalidation_reason')}{by}", cols)
+        out += _field(*invalidation(m), cols)
     if m.get("archived_at"):
         out += _field(
             "archived", f"{_when(m['archived_at'])} ({m.get('archive_reason')}); hindsight restore brings it back", cols
@@ -125,25 +124,95 @@ def memory_block(m: dict[str, Any], history: list[dict[str, Any]], cols: int) ->
     return out
 
 
+def invalidation(m: dict[str, Any]) -> tuple[str, str]:
+    """(label, words) for an invalidated memory: 'superseded' by the memory that replaced it
+    (as `hindsight ui` says it), else plain 'invalidated'; then when and why."""
+    when, reason = _when(m["invalidated_at"]), m.get("invalidation_reason")
+    if m.get("invalidated_by"):
+        return "superseded", f"by {m['invalidated_by']} at {when}: {reason}"
+    return "invalidated", f"{when}: {reason}"
+
+
 def _when(iso: str | None) -> str:
     return iso[:16].replace("T", " ") if iso else "-"
 
 
-def report_lines(report: dict[str, Any], skip: tuple[str, ...] = ()) -> list[str]:
-    """A nested report as `section.key: value` lines, in its own order (`skip`: top-level
-    keys left out)."""
-    out: list[str] = []
+def maintenance_lines(report: dict[str, Any]) -> list[str]:
+    """A maintenance report in words, one line per step (--json has every number)."""
+    if report.get("status") == "skipped":
+        return [f"maintenance run {report.get('run')} skipped: {report.get('reason')}"]
+    dry = report.get("dry_run")
+    head = f"{'dry run' if dry else 'maintenance run'} {report.get('run')} as of {_zoned(report.get('as_of'))}"
+    lines = [f"{head}: {report.get('status')} in {report.get('seconds', 0)} s" + ("; nothing changed" if dry else "")]
+    steps = (("decay", _decay_words), ("archive", _archive_words), ("consolidation", _consolidation_words),
+             ("agent_indexes", _index_words), ("counts", _count_words))  # fmt: skip
+    for key, words in steps:
+        if isinstance(report.get(key), dict):
+            lines.append(words(report[key], dry))
+    return lines
 
-    def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
-            for key, inner in value.items():
-                walk(f"{prefix}.{key}" if prefix else str(key), inner)
-        elif isinstance(value, list):
-            out.append(f"{prefix}: {', '.join(map(str, value)) if value else '-'}")
-        else:
-            out.append(f"{prefix}: {value}")
 
-    for key, value in report.items():
-        if key not in skip:
-            walk(str(key), value)
-    return out
+def _n(count: Any, noun: str) -> str:
+    """'1 cluster', '3 clusters', '2 memories'."""
+    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+    return f"{count} {noun if count == 1 else plural}"
+
+
+def _zoned(iso: Any) -> str:
+    """'2026-12-02 05:07 UTC' from an ISO 8601 time ('-' when there is none)."""
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(str(iso))
+    except ValueError:
+        return "-"
+    return moment.strftime("%Y-%m-%d %H:%M") + (f" {moment.tzname()}" if moment.tzinfo else "")
+
+
+def _decay_words(d: dict[str, Any], dry: bool) -> str:
+    if dry:
+        return (f"decay: would rescore {d.get('would_change', 0)}; {d.get('sinking_below', 0)} would sink below "
+                f"the recall cut {d.get('threshold')}, {d.get('recovering', 0)} rise above it")  # fmt: skip
+    return (f"decay: {_n(d.get('changed', 0), 'memory')} rescored; {d.get('sank_below', 0)} fell below the recall cut "
+            f"{d.get('threshold')}, {d.get('recovered', 0)} rose above it")  # fmt: skip
+
+
+def _archive_words(a: dict[str, Any], dry: bool) -> str:
+    if dry:
+        return (f"archive: {a.get('would_archive_expired', 0)} expired and {a.get('would_archive_superseded', 0)} "
+                "long-superseded memories would be archived")  # fmt: skip
+    return (f"archive: {a.get('archived_expired', 0)} expired and {a.get('archived_superseded', 0)} "
+            "long-superseded memories archived")  # fmt: skip
+
+
+def _consolidation_words(c: dict[str, Any], dry: bool) -> str:
+    found = f"consolidation: {_n(c.get('clusters', 0), 'cluster')} of similar episodes"
+    if dry:
+        return found + " (each would become a fact)"
+    return (f"{found}; {_n(c.get('created', 0), 'new fact')}, {c.get('reinforced', 0)} reinforced, "
+            f"{_n(c.get('sources_marked', 0), 'episode')} marked")  # fmt: skip
+
+
+def _index_words(i: dict[str, Any], dry: bool) -> str:
+    built = ", ".join(str(b.get("agent_id")) for b in i.get("built") or ()) or "none"
+    dropped = ", ".join(map(str, i.get("dropped") or ())) or "none"
+    verb = ("would build", "would drop") if dry else ("built", "dropped")
+    return f"vector indexes per agent: {i.get('kept', 0)} kept; {verb[0]}: {built}; {verb[1]}: {dropped}"
+
+
+def _count_words(c: dict[str, Any], dry: bool) -> str:
+    before, after = c.get("before") or {}, c.get("after") or {}
+    tally = "" if c.get("reconciled", True) else " (the counts do not add up: see hindsight stats)"
+    return (f"memories: {before.get('live', 0)} current and {before.get('archived', 0)} archived before, "
+            f"{after.get('live', 0)} and {after.get('archived', 0)} after{tally}")  # fmt: skip
+
+
+def token_table(tokens: list[dict[str, Any]]) -> list[str]:
+    """ID  AGENT  NAME  STATE  LAST USED — one token a line, as `token list` gets them."""
+    row = "{:<8}  {:<16} {:<16} {:<18} {}"
+    lines = [row.format("ID", "AGENT", "NAME", "STATE", "LAST USED")]
+    for t in tokens:
+        state = "revoked" if t["revoked_at"] else f"expires {t['expires_at'][:10]}" if t["expires_at"] else "no expiry"
+        used = t["last_used"][:16].replace("T", " ") if t["last_used"] else "never used"
+        lines.append(row.format(t["id"][:SHORT_ID], t["agent_id"], t["name"] or "-", state, used))
+    return lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Callable
 
 from ..config import Settings
 from ..embedders import base as embed
@@ -16,25 +17,44 @@ from .db import Session, connect_once, ensure_pgvector, translated
 log = logging.getLogger(__name__)
 
 
-def resolve_url(settings: Settings) -> str:
+Progress = Callable[[str], None]  # told of a slow step as it starts (the CLI prints it on stderr)
+
+
+def resolve_url(settings: Settings, progress: Progress | None = None) -> str:
     """The external URL when one is set (never replaced by the embedded database, even if it
-    fails), else the embedded server's, started or joined."""
+    fails), else the embedded server's, started or joined. `progress` hears of its first
+    start, the slow one (initdb, as pg_embedded tells it: no PG_VERSION yet); a command's
+    usual start of an existing one takes a fraction of a second and is not announced."""
     if settings.database_url:
         return settings.database_url
+    if progress is not None and not (embedded.data_dir(settings.home) / "PG_VERSION").exists():
+        progress(f"starting the embedded database in {settings.home} for the first time")
     return embedded.start(settings.home)
 
 
-def prepare(settings: Settings, *, check_embedder: bool = True, check_role: bool = False) -> str:
+def prepare(
+    settings: Settings, *, check_embedder: bool = True, check_role: bool = False, progress: Progress | None = None
+) -> str:
     """Return a URL whose database is reachable, has pgvector, is at the newest schema and
     (optionally) agrees with the configured embedder and lets its role act for
     HINDSIGHT_AGENT_ID (the server's check; the CLI names agents itself). Raises
-    HindsightError otherwise."""
-    return make_ready(settings, resolve_url(settings), check_embedder=check_embedder, check_role=check_role)
+    HindsightError otherwise. `progress` hears of the slow steps: a start, a migration."""
+    url = resolve_url(settings, progress)
+    return make_ready(settings, url, check_embedder=check_embedder, check_role=check_role, progress=progress)
 
 
-def make_ready(settings: Settings, url: str, *, check_embedder: bool = True, check_role: bool = False) -> str:
+def make_ready(
+    settings: Settings,
+    url: str,
+    *,
+    check_embedder: bool = True,
+    check_role: bool = False,
+    progress: Progress | None = None,
+) -> str:
     """`prepare`'s checks and migrations, on a database already chosen and started."""
     asyncio.run(ensure_pgvector(url))
+    if progress is not None and asyncio.run(migrate.current(url)) != migrate.head():
+        progress("bringing the database schema up to date")
     migrate.upgrade(url)
     if check_embedder:
         name, dimension = embed.describe(settings)

@@ -83,9 +83,9 @@ def check(
     """Validate a retrieve_memory call; InvalidInput names the first bad field. `project`
     restricts to one project; `open_projects` (the client's) only orders."""
     agent_id = v.agent_id(agent_id)
-    query = v.text("query", query, max_bytes=v.MAX_QUERY_CHARS * 4)
-    if len(query) > v.MAX_QUERY_CHARS:
-        raise InvalidInput("query", f"is {len(query)} characters; at most {v.MAX_QUERY_CHARS} allowed")
+    if isinstance(query, str) and len(query) > v.MAX_QUERY_CHARS:
+        raise InvalidInput("query", v.too_long(len(query), v.MAX_QUERY_CHARS, "characters"))
+    query = v.text("query", query, max_bytes=v.MAX_QUERY_CHARS * 4)  # 4 bytes a character at most
     top_k = v.integer("top_k", top_k, 1, v.MAX_TOP_K)
     memory_type = v.memory_type(memory_type, required=False)
     tags = v.tags(tags)

@@ -34,13 +34,34 @@ def find(text: str) -> list[tuple[int, int, str]]:
     return detectors.find(_PLACEHOLDER.sub(lambda m: " " * len(m.group()), text))
 
 
+KIND_WORDS = {
+    "api_key": "an API key",
+    "private_key": "a private key",
+    "token": "a token",
+    "secret": "a secret",
+    "password": "a password",
+    "email": "an email address",
+    "phone": "a phone number",
+    "card_number": "a card number",
+    "national_id": "a national ID number",
+}
+
+
+def kind_words(kind: str) -> str:
+    """What a detector found, in words with its article: 'an API key', 'an email address'."""
+    if kind in KIND_WORDS:
+        return KIND_WORDS[kind]
+    words = kind.replace("_", " ")
+    return ("an " if words[:1] in tuple("aeiou") else "a ") + words
+
+
 def shown(value: Any, limit: int = 60) -> str:
     """How a refused value may appear in an error or a log: never when it looks like a secret
     or personal data (only its kind and length), and cut when long."""
     text = value if isinstance(value, str) else repr(value)
     spans = find(text) if isinstance(text, str) else []
     if spans:
-        return f"<a value that looks like a {spans[0][2]} ({len(text)} characters), not shown>"
+        return f"<a value that looks like {kind_words(spans[0][2])} ({len(text)} characters), not shown>"
     text = repr(value) if isinstance(value, str) else text
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InvalidInput
 from . import detectors
-from .privacy import shown
+from .privacy import kind_words, shown
 
 MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 MAX_CONTENT_BYTES = 32 * 1024
@@ -40,18 +40,24 @@ def text(field: str, value: Any, *, max_bytes: int, required: bool = True) -> st
         raise InvalidInput(field, "must not be empty or only whitespace")
     size = len(value.encode("utf-8"))
     if size > max_bytes:
-        raise InvalidInput(field, f"is {size} bytes; at most {max_bytes} bytes (UTF-8) are allowed")
+        raise InvalidInput(field, too_long(size, max_bytes, "bytes (UTF-8)"))
     return value
 
 
+def too_long(size: int, limit: int, unit: str) -> str:
+    """The one wording of a length limit, for every path (the MCP tools' schema leaves these
+    checks to the validators: server.params)."""
+    return f"is {size} {unit.split()[0]}; at most {limit} {unit} are allowed"
+
+
 def no_secret(field: str, value: str) -> str:
-    """Identifiers (tags, slot, session_id, metadata keys…) are stored and shown as they are:
+    """Identifiers (tags, slot, project, session_id, metadata keys…) are stored and shown as they are:
     one that looks like a secret or personal data is refused, without showing it."""
     found = detectors.find(value)
     if found:
         raise InvalidInput(
             field,
-            f"looks like it holds a {found[0][2]}; secrets and personal data are not "
+            f"looks like it holds {kind_words(found[0][2])}; secrets and personal data are not "
             f"allowed in {field.split('[')[0]} — put them in content, where they are "
             "redacted (or encrypted with HINDSIGHT_ENCRYPTION_KEY)",
         )
@@ -83,12 +89,12 @@ def memory_type(value: Any, field: str = "memory_type", required: bool = True) -
 
 
 def integer(field: str, value: Any, lo: int, hi: int, *, required: bool = True) -> int | None:
+    """A whole number from lo to hi. One wording, whatever is wrong and whichever path it
+    came by: the MCP tools' schema check (server.arguments) says the same words."""
     if value is None and not required:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise InvalidInput(field, f"must be a whole number from {lo} to {hi}")
-    if not lo <= value <= hi:
-        raise InvalidInput(field, f"{value} is out of range; allowed: {lo} to {hi}")
     return value
 
 
@@ -209,7 +215,8 @@ def slot(value: Any, field: str = "slot") -> str | None:
 
 def project(value: Any, field: str = "project", *, allow_global: bool = True) -> str | None:
     """A project (repository) name: 1-200 characters without control characters or
-    surrounding spaces; "" (where allowed) says no project (global). None: not given."""
+    surrounding spaces, and no secret (it is stored and shown as it is, like a slot); ""
+    (where allowed) says no project (global). None: not given."""
     if value is None:
         return None
     if allow_global and value == "":
@@ -220,7 +227,7 @@ def project(value: Any, field: str = "project", *, allow_global: bool = True) ->
             field,
             f"must be a project name of 1-200 characters without control characters or surrounding spaces{allowed}",
         )
-    return value
+    return no_secret(field, value)
 
 
 def sensitive(value: Any, metadata: dict | None, field: str = "sensitive") -> list[str]:

@@ -11,6 +11,14 @@ from ..rules import validate as v
 from ..store import interactions
 from ..store.memories import MAX_TTL_SECONDS
 
+
+def at_most(limit: int) -> Any:
+    """maxLength in the published schema, left to our validators to check (UTF-8 bytes for
+    text, characters for a query), so that a value too long gets the same words by every
+    path: the tool, the command line, import (rules.validate.too_long)."""
+    return Field(json_schema_extra={"maxLength": limit})
+
+
 # ---- shared -------------------------------------------------------------------------------
 MemoryType = Literal["working", "episodic", "semantic", "procedural"]
 AgentId = Annotated[
@@ -27,8 +35,8 @@ MemoryId = Annotated[
     str, Field(max_length=64, description=("The memory's id (a UUID, as returned by store_memory or retrieve_memory)"))
 ]
 OtherId = Annotated[str | None, Field(max_length=64)]
-Text = Annotated[str, Field(max_length=v.MAX_CONTENT_BYTES)]
-SessionId = Annotated[str | None, Field(max_length=256, description="The conversation or task session")]
+Text = Annotated[str, at_most(v.MAX_CONTENT_BYTES)]
+SessionId = Annotated[Annotated[str, at_most(256)] | None, Field(description="The conversation or task session")]
 Importance = Annotated[
     int,
     Field(ge=1, le=5, description=("1 (trivial, kept a week) to 5 (critical, kept for good); 3 is kept half a year")),
@@ -108,9 +116,9 @@ Happened = Annotated[
     Text | None, Field(description=("What happened or was said (the user's message, your summary of a step)"))
 ]
 TaskKind = Annotated[
-    str | None, Field(max_length=256, description=("Kind of task, e.g. 'deploy', 'debug', 'refactor'"))
+    Annotated[str, at_most(256)] | None, Field(description=("Kind of task, e.g. 'deploy', 'debug', 'refactor'"))
 ]
-TaskStatus = Annotated[str | None, Field(max_length=64, description="completed, failed, in_progress, ...")]
+TaskStatus = Annotated[Annotated[str, at_most(64)] | None, Field(description="completed, failed, in_progress, ...")]
 Feedback = Annotated[Literal["positive", "negative"] | None, Field(description=("Explicit feedback from the user"))]
 ToolResults = Annotated[
     list[dict[str, Any]] | None,
@@ -125,8 +133,8 @@ ErrorMet = Annotated[Text | None, Field(description="An error message met in thi
 # ---- retrieve_memory ----------------------------------------------------------------------
 Query = Annotated[
     str,
+    at_most(v.MAX_QUERY_CHARS),
     Field(
-        max_length=v.MAX_QUERY_CHARS,
         description=(
             "What you need to know, in natural language (any language); relative times like "
             "'last week' or '上周' narrow it"
@@ -136,7 +144,7 @@ Query = Annotated[
 TopK = Annotated[int, Field(ge=1, le=v.MAX_TOP_K, description="How many memories to return")]
 TimeRange = Annotated[dict[str, str] | None, Field(description=("Only memories from {start, end} (ISO 8601)"))]
 AlsoTaskType = Annotated[
-    str | None, Field(max_length=256, description=("Also bring the latest memories of this task type"))
+    Annotated[str, at_most(256)] | None, Field(description=("Also bring the latest memories of this task type"))
 ]
 ToolsAhead = Annotated[Names, Field(description="Tools you are about to use: their past failures come first")]
 SearchShared = Annotated[Flag, Field(description="Also search memories other agents shared")]
@@ -157,7 +165,7 @@ NewContent = Annotated[Text | None, Field(description="New content (re-embedded)
 NewImportance = Annotated[int | None, Field(ge=1, le=5, description="New importance, 1-5")]
 NewMetadata = Annotated[dict[str, Any] | None, Field(description="Replaces the metadata object")]
 NewTags = Annotated[Names, Field(description="Replaces the tags")]
-Reason = Annotated[str, Field(max_length=2048, description="Why it is no longer true")]
+Reason = Annotated[str, at_most(2048), Field(description="Why it is no longer true")]
 ReplacedBy = Annotated[OtherId, Field(description="Id of the memory that replaces it")]
 ListShared = Annotated[Flag, Field(description="Also list memories other agents shared")]
 ListInvalidated = Annotated[Flag, Field(description="Also list invalidated and expired memories")]

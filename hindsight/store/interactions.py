@@ -115,6 +115,7 @@ def parse(
 async def record(
     memories: Memories, agent_id: str, event: Interaction, project: Any = None, open_project: str | None = None
 ) -> dict[str, Any]:
+    project = v.project(project)  # refused (a secret in it) whether or not the event is kept
     decision = should_store(event)
     cut = {"cut": list(event.notes)} if event.notes else {}
     if not decision.store:

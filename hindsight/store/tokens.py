@@ -3,15 +3,17 @@ one a request presents (rules.tokens holds the form and the digest)."""
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ..data.db import Database
-from ..errors import InvalidInput, NotFound
+from ..errors import InvalidInput
 from ..rules import tokens
 from ..rules import validate as v
+from ..rules.privacy import shown
 
 
 @dataclass(frozen=True)
@@ -44,15 +46,44 @@ async def listed(db: Database) -> list[dict[str, Any]]:
              for k, val in dict(r).items()} for r in rows]  # fmt: skip
 
 
+_ID_PREFIX = re.compile(r"[0-9a-f-]{8,36}")
+
+
 async def revoke(db: Database, which: str) -> dict[str, Any]:
-    """Revoke one token by its id (or a prefix of at least 8 characters) or its name."""
+    """Revoke one token: `which` is its exact name or a literal prefix of its id (8 or more
+    hexadecimal digits and dashes, as `hindsight token list` shows). More than one token
+    matching, none, or one already revoked: refused, naming what matched."""
     which = v.text("token", which, max_bytes=200)
-    if len(which) < 8 and not which.isidentifier():
-        raise InvalidInput("token", "give its name or at least 8 characters of its id")
-    rows = await db.fetch("token_revoke", which)
-    if not rows:
-        raise NotFound(f"no token that is not already revoked has id or name {which!r}")
+    prefix = which.lower() if _ID_PREFIX.fullmatch(which.lower()) else None
+    found = await db.fetch("token_find", prefix, which)
+    live = [r for r in found if r["revoked_at"] is None]
+    if not found:
+        raise InvalidInput("token", _unknown(which, prefix))
+    if not live:
+        raise InvalidInput("token", f"{_listed(found)} {'is' if len(found) == 1 else 'are'} already revoked")
+    if len(live) > 1:
+        raise InvalidInput(
+            "token",
+            f"{shown(which)} matches {len(live)} tokens: {_listed(live)}; give more of the id of the one to revoke",
+        )
+    rows = await db.fetch("token_revoke", live[0]["id"])
+    if not rows:  # revoked by another command meanwhile
+        raise InvalidInput("token", f"{_listed(live)} is already revoked")
     return {"revoked": [{"id": str(r["id"]), "name": r["name"], "agent_id": r["agent_id"]} for r in rows]}
+
+
+def _unknown(which: str, prefix: str | None) -> str:
+    if prefix is not None:
+        return f"no token has an id starting with {which!r} or the name {which!r}"
+    return (
+        f"no token is named {shown(which)} (or give 8 or more hexadecimal digits of its id, "
+        "as `hindsight token list` shows)"
+    )
+
+
+def _listed(rows: list) -> str:
+    """Tokens as `hindsight token list` shows them: id prefix, name and agent."""
+    return ", ".join(f"{str(r['id'])[:8]} ({r['name'] or 'no name'}, agent {r['agent_id']})" for r in rows)
 
 
 async def caller(db: Database, presented: str, now: datetime) -> Caller | None:

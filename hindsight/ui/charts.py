@@ -34,12 +34,16 @@ def bars(
     *,
     label_every: int = 1,
     marker: tuple[float, str] | None = None,
+    edges: bool = False,
 ) -> Safe:
-    """Stacked bars, one per label. `marker`: (x position in bars, text) draws a dashed line."""
+    """Stacked bars, one per label. `marker`: (x position in bars, text) draws a dashed line.
+    `edges`: each label (and its tick) sits at its bar's left edge, where a histogram's bin
+    starts (0.3 is where the 0.3-0.4 bar begins, so a marker at 3 sits on the 0.3 tick),
+    instead of under the bar's middle."""
     n = max(len(labels), 1)
     top = _nice_max(max([sum(s.values[i] for s in series) for i in range(len(labels))] + [1]))
     slot = (WIDTH - LEFT - RIGHT) / n
-    parts = _columns(labels, series, top, slot, label_every)
+    parts = _columns(labels, series, top, slot, label_every, 0.0 if edges else 0.5)
     if marker is not None:
         parts.append(_marker(marker, slot))
     return fmt(
@@ -54,8 +58,9 @@ def bars(
     )
 
 
-def _columns(labels: list[str], series: list[Series], top: int, slot: float, label_every: int) -> list[Safe]:
-    """Each label's stacked rectangles (bottom series first), then its label where one is due."""
+def _columns(labels: list[str], series: list[Series], top: int, slot: float, label_every: int, at: float) -> list[Safe]:
+    """Each label's stacked rectangles (bottom series first), then its tick and label where
+    one is due, `at` (0: the left edge, 0.5: the middle) of its bar."""
     n = max(len(labels), 1)
     plot_h = HEIGHT - TOP - BOTTOM
     parts: list[Safe] = []
@@ -81,8 +86,11 @@ def _columns(labels: list[str], series: list[Series], top: int, slot: float, lab
         if i % label_every == 0 or i == n - 1:
             parts.append(
                 fmt(
+                    '<line x1="{x}" x2="{x}" y1="{b}" y2="{tb}" stroke="#b9c1cf"/>'
                     '<text x="{x}" y="{y}" font-size="13" text-anchor="middle" fill="#5b6475">{t}</text>',
-                    x=f"{LEFT + (i + 0.5) * slot:.1f}",
+                    x=f"{LEFT + (i + at) * slot:.1f}",
+                    b=HEIGHT - BOTTOM,
+                    tb=HEIGHT - BOTTOM + 4,
                     y=HEIGHT - BOTTOM + 15,
                     t=label,
                 )

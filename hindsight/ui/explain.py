@@ -106,6 +106,8 @@ def state(memory: dict[str, Any], now: datetime) -> tuple[str, str]:
     """(css class, words) for where a memory stands."""
     if memory.get("archived_at"):
         return "state-old", f"archived ({memory.get('archive_reason')})"
+    if memory.get("invalidated_by"):  # replaced by another: `hindsight show` says the same
+        return "state-gone", f"superseded by {memory['invalidated_by']}: no longer recalled, kept as history"
     if memory.get("invalidated_at"):
         return "state-gone", "invalidated: no longer recalled, kept as history"
     if memory.get("expires_at") and datetime.fromisoformat(memory["expires_at"]) <= now:

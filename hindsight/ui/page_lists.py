@@ -27,10 +27,11 @@ def memories(c: Ctx, listing: dict[str, Any], memory_type: str, include_invalida
     )
     rows = join(
         fmt(
-            '<tr><td>{at}</td><td>{type}</td><td><a href="{url}">{text}</a> {flags}</td>'
+            '<tr><td>{at}</td><td>{type}</td><td>{project}</td><td><a href="{url}">{text}</a> {flags}</td>'
             '<td class="n">{imp}</td><td class="n">{decay}</td></tr>',
             at=when(m["created_at"], c.tz),
             type=m["memory_type"],
+            project=m.get("project") or Safe('<span class="muted">global</span>'),
             url=memory_url(c, m["id"]),
             text=short(m["content"], 200),
             flags=flag_chips(m.get("flags")),
@@ -50,7 +51,7 @@ def memories(c: Ctx, listing: dict[str, Any], memory_type: str, include_invalida
     )
     table = (
         fmt(
-            '<div class="scroll"><table><tr><th>created</th><th>type</th><th>content</th>'
+            '<div class="scroll"><table><tr><th>created</th><th>type</th><th>project</th><th>content</th>'
             '<th class="n">importance</th><th class="n">decay</th></tr>{rows}</table></div>{pager}',
             rows=rows,
             pager=pager,

@@ -63,7 +63,8 @@ DETAILS = (
     ("stored_at", "stored"),
     ("updated_at", "updated"),
     ("expires_at", "expires"),
-    ("invalidated_at", "invalidated"),
+    ("invalidated_at", "invalidated"),  # "superseded" when another replaced it (_label)
+    ("invalidated_by", "superseded by"),
     ("invalidation_reason", "why"),
     ("decay_score", "decay_score"),
     ("strength", "strength"),
@@ -85,12 +86,17 @@ def _details(c: Ctx, m: dict[str, Any]) -> Safe:
         return value
 
     rows = join(
-        fmt("<dt>{label}</dt><dd>{v}</dd>", label=label, v=shown(key))
+        fmt("<dt>{label}</dt><dd>{v}</dd>", label=_label(m, key, label), v=shown(key))
         for key, label in DETAILS
         if m.get(key) not in (None, "", [], False) or key == "decay_score"
     )
     meta = fmt("<h3>metadata</h3><pre>{j}</pre>", j=pretty_json(m["metadata"])) if m.get("metadata") else Safe("")
     return fmt('<dl class="meta">{rows}</dl>{meta}', rows=rows, meta=meta)
+
+
+def _label(m: dict[str, Any], key: str, label: str) -> str:
+    """A memory another replaced was superseded, not merely invalidated (as `hindsight show` says)."""
+    return "superseded" if key == "invalidated_at" and m.get("invalidated_by") else label
 
 
 def _relations(c: Ctx, p: dict[str, Any]) -> Safe:

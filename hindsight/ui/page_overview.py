@@ -90,6 +90,7 @@ def _decay(histogram: list[int]) -> Safe:
             labels,
             [Series("memories", "#2f5fd0", histogram)],
             marker=(3, "recall cut 0.3"),
+            edges=True,
         ),
         f"decay_score as of the last maintenance run; {below} below the cut are skipped by recall.",
     )

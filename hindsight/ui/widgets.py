@@ -50,7 +50,15 @@ def brief(c: Ctx, m: dict[str, Any], limit: int = 160) -> Safe:
     """One line about a memory, linking to its page."""
     if m.get("missing"):
         return fmt('<span class="muted">{id} (no longer stored)</span>', id=m["id"])
-    status = " · archived" if m.get("archived") else (" · invalidated" if m.get("invalidated_at") else "")
+    status = (
+        " · archived"
+        if m.get("archived")
+        else " · superseded"
+        if m.get("invalidated_by")
+        else " · invalidated"
+        if m.get("invalidated_at")
+        else ""
+    )
     return fmt(
         '<a href="{url}">{text}</a> <span class="muted">{type} · {at}{status}</span>',
         url=memory_url(c, m["id"]),

@@ -19,8 +19,14 @@ UPDATE hindsight_tokens SET last_used = $2 WHERE id = $1;
 SELECT id, name, agent_id, allowed_agents, created_at, last_used, expires_at, revoked_at
 FROM hindsight_tokens ORDER BY created_at DESC;
 
+-- name: token_find
+-- The tokens whose id starts with $1 (a literal prefix: no pattern; NULL: none) or whose name is $2.
+SELECT id, name, agent_id, revoked_at FROM hindsight_tokens
+WHERE starts_with(id::text, $1) OR name = $2
+ORDER BY created_at DESC;
+
 -- name: token_revoke
--- Revoke the token whose id starts with $1 (or whose name is $1); returns what it revoked.
+-- Revoke token $1 if it is not revoked yet; returns it (nothing when it already was).
 UPDATE hindsight_tokens SET revoked_at = now()
-WHERE revoked_at IS NULL AND (id::text LIKE $1 || '%' OR name = $1)
+WHERE id = $1 AND revoked_at IS NULL
 RETURNING id, name, agent_id;

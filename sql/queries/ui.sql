@@ -69,18 +69,18 @@ FROM memories WHERE agent_id = $1 AND id = $2;
 
 -- name: ui_briefs
 -- A line about each of these memories ($2), live or archived.
-SELECT id, memory_type, content, created_at, invalidated_at, invalidation_reason, false AS archived
+SELECT id, memory_type, content, created_at, invalidated_at, invalidation_reason, invalidated_by, false AS archived
 FROM memories WHERE agent_id = $1 AND id = ANY($2::uuid[])
 UNION ALL
-SELECT id, memory_type, content, created_at, invalidated_at, invalidation_reason, true AS archived
+SELECT id, memory_type, content, created_at, invalidated_at, invalidation_reason, invalidated_by, true AS archived
 FROM memories_archive WHERE agent_id = $1 AND id = ANY($2::uuid[]);
 
 -- name: ui_superseded_by
 -- The memories this one ($2) replaced, live or archived, newest first.
-SELECT id, memory_type, content, created_at, invalidated_at, invalidation_reason, false AS archived
+SELECT id, memory_type, content, created_at, invalidated_at, invalidation_reason, invalidated_by, false AS archived
 FROM memories WHERE agent_id = $1 AND invalidated_by = $2
 UNION ALL
-SELECT id, memory_type, content, created_at, invalidated_at, invalidation_reason, true AS archived
+SELECT id, memory_type, content, created_at, invalidated_at, invalidation_reason, invalidated_by, true AS archived
 FROM memories_archive WHERE agent_id = $1 AND invalidated_by = $2
 ORDER BY invalidated_at DESC;
 

@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path
 
 import asyncpg
+import pytest
 from mcp_client import server_env
 from rich.console import Console
 
@@ -97,7 +98,7 @@ async def test_bad_import_line_writes_nothing(cli, db_url, tmp_path):
     done = await cli("import", str(src), "--agent", "conv")
     assert done.code == 2
     assert done.err.strip().splitlines()[-1] == (
-        "hindsight import: error: line 2: importance: 9 is out of range; allowed: 1 to 5; "
+        "hindsight import: error: line 2: importance: must be a whole number from 1 to 5; "
         "nothing was imported (--skip-bad-lines imports the other lines)"
     )
     assert await rows(db_url, "SELECT 1 FROM memories") == []
@@ -115,7 +116,7 @@ async def test_cli_errors_are_one_line(cli, tmp_path):
     stored = await cli("store", "remember the milk", "--type", "semantic", "--json")
     assert stored.code == 0 and json.loads(stored.out)["status"] == "created"
     bad = await cli("store", "x", "--importance", "7")
-    assert bad.code == 2 and bad.err.strip() == "hindsight store: error: importance: 7 is out of range; allowed: 1 to 5"
+    assert bad.code == 2 and bad.err.strip() == "hindsight store: error: importance: must be a whole number from 1 to 5"
     not_json = await cli("store", "x", "--metadata", "{oops")
     assert not_json.code == 2 and "argument --metadata: not valid JSON" in not_json.err
     for args, said in (
@@ -379,3 +380,108 @@ async def test_cli_recall_only_looks_and_counts_no_access(cli):
         assert (await cli("recall", "--query", "when do deploys go out?", "--agent", "looker")).code == 0
     shown = await cli("show", stored["id"][:8], "--agent", "looker", "--json")
     assert json.loads(shown.out)["memory"]["access_count"] == 0  # as the README says: the CLI looks, agents use
+
+
+async def test_a_secret_in_project_is_refused_by_store_and_import(cli, db_url, tmp_path):
+    key = "AKIAIOSFODNN7EXAMPLE"
+    stored = await cli("store", "The deploy runbook moved to the wiki", "--project", key)
+    assert stored.code == 2 and stored.out == ""
+    assert stored.err == (
+        "hindsight store: error: project: looks like it holds an API key; secrets and personal data are not "
+        "allowed in project — put them in content, where they are redacted (or encrypted with "
+        "HINDSIGHT_ENCRYPTION_KEY)\n"
+    )
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"content": "x", "project": key}) + "\n")
+    imported = await cli("import", str(src))
+    assert imported.code == 2 and "line 1: project: looks like it holds an API key" in imported.err
+    assert key not in stored.err + imported.err
+    assert await rows(db_url, "SELECT 1 FROM memories") == []
+
+
+def _mcp_refusal(tool_name: str, arguments: dict) -> str | None:
+    """What the MCP boundary says when a tool's arguments fail its schema (HindsightServer.call_tool
+    explains the SDK's ValidationError so); None: the schema lets them through to our validators."""
+    from pydantic import ValidationError
+
+    from hindsight.server.arguments import explain, strict_tool
+    from hindsight.server.tools import TOOLS
+
+    tool = strict_tool(next(fn for fn in TOOLS if fn.__name__ == tool_name))
+    try:
+        tool.fn_metadata.arg_model.model_validate(tool.fn_metadata.pre_parse_json(arguments))
+    except ValidationError as exc:
+        return explain(tool, exc)
+    return None
+
+
+async def test_a_limit_is_worded_the_same_by_every_path(cli, memories, db_url, tmp_path):
+    """Issue 29: 'at most 32768 characters' (a tool) vs '60000 bytes … (UTF-8)' (the CLI);
+    'out of range; allowed: 1 to 5' (the CLI) vs 'must be a whole number from 1 to 5' (a tool)."""
+    from hindsight.errors import InvalidInput
+
+    importance = "importance: must be a whole number from 1 to 5"
+    assert _mcp_refusal("store_memory", {"content": "x", "importance": 7}) == importance
+    assert (await cli("store", "x", "--importance", "7")).err == f"hindsight store: error: {importance}\n"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"content": "x", "importance": 9}) + "\n")
+    assert f"line 1: {importance};" in (await cli("import", str(src))).err
+
+    big = "é" * 30_000  # 30,000 characters, 60,000 bytes
+    size = "content: is 60000 bytes; at most 32768 bytes (UTF-8) are allowed"
+    assert _mcp_refusal("store_memory", {"content": big}) is None  # the tool hands it to the write path:
+    with pytest.raises(InvalidInput) as err:
+        await memories.store("a", big)
+    assert str(err.value) == size
+    assert (await cli("store", big)).err == f"hindsight store: error: {size}\n"
+    src.write_text(json.dumps({"content": big}, ensure_ascii=False) + "\n")
+    assert f"line 1: {size};" in (await cli("import", str(src))).err
+
+    top_k = "top_k: must be a whole number from 1 to 50"
+    assert _mcp_refusal("retrieve_memory", {"query": "x", "top_k": 99}) == top_k
+    assert (await cli("recall", "--query", "x", "--top-k", "99")).err == f"hindsight recall: error: {top_k}\n"
+    assert _mcp_refusal("retrieve_memory", {"query": "x" * 2500}) is None
+    long_query = (await cli("recall", "--query", "x" * 2500)).err
+    assert long_query == "hindsight recall: error: query: is 2500 characters; at most 2000 characters are allowed\n"
+    assert await rows(db_url, "SELECT 1 FROM memories") == []
+
+
+async def test_recall_says_when_nothing_relevant_is_remembered(cli):
+    for fact in ("Kwame is the Vault admin", "The user prefers polars over pandas", "Deploys go out on Thursdays"):
+        assert (await cli("store", fact, "--type", "semantic")).code == 0
+    question = "What is the Wi-Fi password of the Lisbon office?"
+    as_json = json.loads((await cli("recall", "--query", question, "--json")).out)
+    assert as_json["nothing_relevant"] is True and as_json["memories"]
+    table = await cli("recall", "--query", question)
+    assert table.code == 0
+    assert table.err == (
+        "(nothing relevant remembered for this question: the memories shown are only the nearest, "
+        "none of them relevant)\n"
+    )
+    lines = table.out.splitlines()
+    assert [line for line in lines if line.startswith("    [")] == ["    [not relevant]"] * len(as_json["memories"])
+    known = await cli("recall", "--query", "Who is the Vault admin?")
+    assert known.err == "" and "not relevant" not in known.out and "Kwame" in known.out.splitlines()[1]
+
+
+async def test_slow_first_steps_are_said_on_stderr_as_they_start(cli, empty_db_url, pg_tmp):
+    """Issue 29: the first `token create` worked 15 s in silence (the embedded database's first
+    start, then the migrations). Later runs, with nothing slow to do, say nothing."""
+    from hindsight.data import pg_embedded as embedded
+
+    first = await cli("token", "list", url=empty_db_url)
+    assert first.code == 0 and first.err == "hindsight token: bringing the database schema up to date…\n(no tokens)\n"
+    assert (await cli("token", "list", url=empty_db_url)).err == "(no tokens)\n"
+    home = pg_tmp / "home"
+    try:
+        started = await cli("token", "list", HINDSIGHT_DATABASE_URL="", HINDSIGHT_HOME=str(home))
+        assert started.code == 0, started.err
+        assert started.err.splitlines() == [
+            f"hindsight token: starting the embedded database in {home} for the first time…",
+            "hindsight token: bringing the database schema up to date…",
+            "(no tokens)",
+        ]
+        later = await cli("token", "list", HINDSIGHT_DATABASE_URL="", HINDSIGHT_HOME=str(home))
+        assert later.err == "(no tokens)\n"  # its usual start, or joining it: nothing slow to say
+    finally:
+        embedded.release(home=home)

@@ -275,8 +275,12 @@ async def test_stats_and_maintain_cli(cli, memories):
     bad = await cli("maintain", "--now", "yesterday")
     assert bad.code == 2 and "--now" in bad.err
     text = await cli("maintain", "--dry-run", "--now", at(9).isoformat())  # text unless --json
-    assert text.code == 0 and "status: succeeded" in text.out.splitlines() and "decay.would_change: 0" in text.out
-    assert not text.out.lstrip().startswith("{") and "config" not in text.out
+    lines = text.out.splitlines()
+    assert text.code == 0 and len(lines) == 6 and lines[0].startswith("dry run ") and "nothing changed" in lines[0]
+    assert [line.split(":")[0] for line in lines[1:]] == [
+        "decay", "archive", "consolidation", "vector indexes per agent", "memories"
+    ]  # fmt: skip
+    assert lines[1].startswith("decay: would rescore ") and "{" not in text.out and "config" not in text.out
 
 
 async def test_a_restored_memory_comes_back_fresh_and_default_recall_finds_it(cli, db, memories, recall):

@@ -223,7 +223,7 @@ async def test_search_refuses_bad_filters_with_the_field_named(client):
     bad = await client.get("/search", params={"q": "x", "top_k": "lots"})
     assert bad.status_code == 400 and "top_k" in bad.text
     bad = await client.get("/search", params={"q": "x", "top_k": "99"})
-    assert bad.status_code == 400 and "top_k: 99 is out of range" in bad.text
+    assert bad.status_code == 400 and "top_k: must be a whole number from 1 to 50" in bad.text
     bad = await client.get("/search", params={"q": "x", "start": "2026-02-01T00:00", "end": "2026-01-01T00:00"})
     assert bad.status_code == 400 and "start must be before end" in bad.text
 
@@ -336,3 +336,55 @@ async def test_ui_command_refuses_a_bad_or_busy_port_and_an_agent_not_allowed(cl
         port = taken.getsockname()[1]
         busy = await cli("ui", "--port", str(port), "--no-browser")
     assert busy.code == 2 and f"cannot listen on 127.0.0.1:{port}" in busy.err and busy.out == ""
+
+
+# Issue 29: what the page says, beside `hindsight show` ----------------------------------
+
+
+async def test_a_replaced_memory_is_superseded_by_its_replacement_on_the_page_and_in_show(client, services, ids, cli):
+    old, new = ids["db_old"], ids["db_new"]
+    await services.memories.invalidate("dev", old, "moved to PostgreSQL 16", new, call="test")
+    page = unescape((await client.get(f"/memory/{old}")).text)
+    assert f"superseded by {new}: no longer recalled, kept as history" in page
+    assert "<dt>superseded</dt>" in page and f"<dt>superseded by</dt><dd>{new}</dd>" in page
+    assert "<dt>invalidated</dt>" not in page and "invalidated: no longer" not in page
+    newer = unescape((await client.get(f"/memory/{new}")).text)
+    assert "It superseded" in newer and "· superseded" in newer
+    shown = await cli("show", old, "--agent", "dev")
+    assert shown.code == 0, shown.err
+    lines = shown.out.splitlines()
+    assert any(line.startswith(f"superseded  by {new} at ") for line in lines), shown.out
+    assert "superseded" in lines[2] and not any(line.startswith("invalidated") for line in lines)
+
+    plain = unescape((await client.get(f"/memory/{ids['stale']}")).text)  # invalidated, replaced by nothing
+    assert "invalidated: no longer recalled, kept as history" in plain and "superseded" not in plain
+    stale = (await cli("show", ids["stale"], "--agent", "dev")).out.splitlines()
+    assert any(line.startswith("invalidated ") and "the runner image was upgraded" in line for line in stale)
+    assert not any("superseded" in line for line in stale)
+
+
+async def test_the_memories_page_has_a_project_column(client, services):
+    await services.memories.store("dev", "Courier deploys need the VPN first", project="courier")
+    page = (await client.get("/memories")).text
+    header = re.search(r"<tr><th>.*?</tr>", page).group(0)
+    assert re.findall(r"<th[^>]*>([^<]+)</th>", header) == [
+        "created",
+        "type",
+        "project",
+        "content",
+        "importance",
+        "decay",
+    ]
+    row = next(r for r in re.findall(r"<tr><td>.*?</tr>", page) if "Courier deploys" in r)
+    assert re.findall(r"<td>([^<]*)</td>", row)[2] == "courier"
+    global_row = next(r for r in re.findall(r"<tr><td>.*?</tr>", page) if "polars over pandas" in r)
+    assert '<td><span class="muted">global</span></td>' in global_row
+
+
+async def test_the_decay_charts_cut_line_sits_on_its_tick(client):
+    page = (await client.get("/")).text
+    svg = re.search(r'<svg[^>]*aria-label="Current memories by decay_score".*?</svg>', page).group(0)
+    cut = float(re.search(r'<line x1="([\d.]+)" x2="\1"[^>]*stroke="#b3261e"', svg).group(1))
+    label = float(re.search(r'<text x="([\d.]+)"[^>]*>0\.3</text>', svg).group(1))
+    ticks = [float(x) for x in re.findall(r'<line x1="([\d.]+)" x2="\1" y1="174" y2="178"', svg)]
+    assert cut == label and cut in ticks  # was: the line at 217.4, its label and tick at 246.3

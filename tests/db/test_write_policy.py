@@ -223,6 +223,27 @@ async def test_without_a_key_secrets_are_redacted_before_storing(memories, db):
     assert (await memories.get("a", out["id"], reveal=True))["content"] == out["memory"]["content"]
 
 
+@pytest.mark.parametrize(
+    "project", ["AKIAIOSFODNN7EXAMPLE", "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "password=hunter2x"]
+)
+async def test_a_secret_in_project_is_refused_and_nothing_is_written(memories, db, project):
+    """Issue 29: `project` was stored verbatim while tags, slot and session refused secrets."""
+    from hindsight.store import interactions
+
+    calls = (
+        lambda: memories.store("a", "The deploy runbook moved to the wiki", project=project),
+        lambda: interactions.record(memories, "a", interactions.parse("I prefer tabs"), project=project),
+        lambda: memories.list("a", project=project),
+    )
+    for call in calls:
+        with pytest.raises(InvalidInput) as err:
+            await call()
+        assert err.value.field == "project" and project not in str(err.value)
+        assert str(err.value).startswith("project: looks like it holds a")
+    assert await db.pool.fetchval("SELECT count(*) FROM memories") == 0
+    assert project not in await raw_dump(db)
+
+
 async def test_with_a_key_secrets_are_encrypted_at_rest_and_revealed_on_request(db, embedder):
     key = Fernet.generate_key().decode()
     sealed = Memories(db, AsyncEmbedder(embedder), WritePolicy(sealer=Sealer(key)))

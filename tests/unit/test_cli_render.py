@@ -41,11 +41,27 @@ def test_doctor_names_the_embedded_databases_socket_not_a_port():
     assert "unix socket in /home/me/.hindsight/pgdata" in said and "no TCP port" in said and "port=5432" not in said
 
 
-def test_a_maintenance_report_reads_as_lines():
-    report = {"status": "succeeded", "config": {"x": 1}, "decay": {"changed": 3, "threshold": 0.3}, "agents": []}
-    assert render.report_lines(report, skip=("config",)) == [
-        "status: succeeded",
-        "decay.changed: 3",
-        "decay.threshold: 0.3",
-        "agents: -",
+def test_a_maintenance_report_reads_as_one_line_per_step():
+    report = {
+        "run": 12,
+        "as_of": "2026-05-01T03:00:00.123+00:00",
+        "dry_run": False,
+        "config": {"decay_lambda": 0.05},
+        "decay": {"changed": 40, "sank_below": 3, "recovered": 1, "threshold": 0.3, "pages": 2, "seconds": 0.1},
+        "archive": {"archived_expired": 2, "archived_superseded": 5},
+        "consolidation": {"clusters": 1, "examples": [{"size": 3}], "created": 1, "reinforced": 0, "sources_marked": 3},
+        "agent_indexes": {"kept": 1, "dropped": [], "built": [{"agent_id": "dev", "index": "x", "rows": 30000}]},
+        "counts": {"before": {"live": 90, "archived": 10}, "after": {"live": 84, "archived": 17}, "reconciled": True},
+        "seconds": 0.4,
+        "status": "succeeded",
+    }
+    assert render.maintenance_lines(report) == [
+        "maintenance run 12 as of 2026-05-01 03:00 UTC: succeeded in 0.4 s",
+        "decay: 40 memories rescored; 3 fell below the recall cut 0.3, 1 rose above it",
+        "archive: 2 expired and 5 long-superseded memories archived",
+        "consolidation: 1 cluster of similar episodes; 1 new fact, 0 reinforced, 3 episodes marked",
+        "vector indexes per agent: 1 kept; built: dev; dropped: none",
+        "memories: 90 current and 10 archived before, 84 and 17 after",
     ]
+    skipped = {"status": "skipped", "reason": "another maintenance run holds the lock", "run": 13}
+    assert render.maintenance_lines(skipped) == ["maintenance run 13 skipped: another maintenance run holds the lock"]

@@ -19,6 +19,8 @@ TOKEN = "ghp_" + "Zq8R2mT5vX1wY7uP3sK9dL4fH6jN0bC2aE5g"
     [
         (lambda: v.tags(["deploy", TOKEN]), "tags[1]"),
         (lambda: v.slot(f"credential:{TOKEN}"), "slot"),
+        (lambda: v.project(TOKEN), "project"),
+        (lambda: v.project(f"acme {TOKEN}", "HINDSIGHT_PROJECT", allow_global=False), "HINDSIGHT_PROJECT"),
         (lambda: v.identifier("session_id", TOKEN), "session_id"),
         (lambda: v.metadata({"ok": {TOKEN: 1}}), "metadata keys"),
         (lambda: v.tags(["ops@example.com"]), "tags[0]"),
@@ -37,7 +39,35 @@ def test_identifiers_holding_secrets_are_refused_without_showing_them(check, fie
     assert "content" in str(err.value)  # says where a secret may go
 
 
+@pytest.mark.parametrize(
+    "value, kind",
+    [
+        ("AKIAIOSFODNN7EXAMPLE", "an API key"),
+        (TOKEN, "an API key"),
+        ("password=hunter2x", "a password"),
+        ("ops@example.com", "an email address"),
+    ],
+)
+def test_a_secret_in_project_is_refused_like_one_in_a_slot(value, kind):
+    """Issue 29: a project held AKIA…, ghp_… and password=… verbatim."""
+    said = []
+    for check in (lambda: v.project(value), lambda: v.slot(value)):
+        with pytest.raises(InvalidInput) as err:
+            check()
+        said.append(err.value.problem)
+        assert value not in str(err.value)
+    assert (
+        said[0]
+        == said[1].replace("slot", "project")
+        == (
+            f"looks like it holds {kind}; secrets and personal data are not allowed in project — put them "
+            "in content, where they are redacted (or encrypted with HINDSIGHT_ENCRYPTION_KEY)"
+        )
+    )
+
+
 def test_identifiers_that_only_resemble_secrets_pass():
+    assert v.project("courier") == "courier" and v.project("") == "" and v.project("my-app_2") == "my-app_2"
     assert v.tags(["git@github.com:acme/app.git", "v2.14.0-rc.1", "sha256:3b4c9f0e"]) is not None
     assert v.slot("preference:editor_theme") == "preference:editor_theme"
     assert v.identifier("session_id", "0b7e3c5e-2f0d-4c1e-9a57-3f1d2c4b5a69")
