@@ -51,6 +51,8 @@ class Settings:
     project_dir: str | None = None  # the client's project folder (PROJECT_DIR_VARS)
     session_id: str | None = None  # the client's session, the calls' default (SESSION_VARS)
     http_read_timeout: float = HTTP_READ_TIMEOUT  # HINDSIGHT_HTTP_READ_TIMEOUT
+    capture: bool = True  # HINDSIGHT_CAPTURE: whether the IDE's hooks store anything
+    hook_tokens: int = 400  # HINDSIGHT_HOOK_TOKENS: the budget of a prompt's block from the hooks
 
     def may_act_for(self, agent_id: str) -> bool:
         """Whether a call from an MCP client may name `agent_id` (the CLI may name any)."""
@@ -134,6 +136,8 @@ class Settings:
             project_dir=_first(env, PROJECT_DIR_VARS),
             session_id=_session(env),
             http_read_timeout=_seconds(env, "HINDSIGHT_HTTP_READ_TIMEOUT", HTTP_READ_TIMEOUT),
+            capture=_switch(env, "HINDSIGHT_CAPTURE", True),
+            hook_tokens=_whole(env, "HINDSIGHT_HOOK_TOKENS", 400, 50, 4000),
         )
 
     def zone(self):
@@ -244,6 +248,26 @@ def _fraction(env, name: str, default: float) -> float:
     if not 0.5 <= value <= 1.0:
         raise ConfigError(f"{name}={raw!r} must be a cosine similarity from 0.5 to 1.0")
     return value
+
+
+def _switch(env, name: str, default: bool) -> bool:
+    raw = (env.get(name) or "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("on", "1", "true", "yes"):
+        return True
+    if raw in ("off", "0", "false", "no"):
+        return False
+    raise ConfigError(f"{name}={raw!r} must be on or off")
+
+
+def _whole(env, name: str, default: int, low: int, high: int) -> int:
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise ConfigError(f"{name}={raw!r} must be a whole number from {low} to {high}")
+    return int(raw)
 
 
 def _seconds(env, name: str, default: float) -> float:

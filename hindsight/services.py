@@ -37,6 +37,7 @@ from .embedders import base as embed
 from .embedders import bulk as bulk_embed
 from .embedders.base import AsyncEmbedder, Embedder
 from .errors import AgentRefused, HindsightError, StillStarting
+from .hooks.service import Hooks
 from .recall import lexicon
 from .recall.access import AccessRecorder
 from .recall.search import AccessHook, Recall
@@ -89,6 +90,11 @@ class Services:
     @cached_property
     def write_policy(self) -> WritePolicy:
         return WritePolicy.from_settings(self.settings)
+
+    @cached_property
+    def hooks(self) -> Hooks:
+        """The IDE's lifecycle hooks (the `hook` tool; hindsight hooks install)."""
+        return Hooks(self.db, self.memories, self.recall, tokens=self.settings.hook_tokens)
 
     @cached_property
     def recall(self) -> Recall:

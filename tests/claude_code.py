@@ -39,6 +39,7 @@ HINDSIGHT_TOOLS = tuple(
         "invalidate_memory",
         "delete_memory",
         "list_memories",
+        "hook",
     )
 )
 
@@ -90,10 +91,11 @@ class Session:
 class ClaudeCode:
     """Claude Code sessions in one temporary HOME, against `model`."""
 
-    def __init__(self, home: Path, model: ScriptedModel, server_env: dict[str, str]):
+    def __init__(self, home: Path, model: ScriptedModel, server_env: dict[str, str], transcripts: bool = False):
         self.home = home
         self.model = model
         self.server_env = server_env  # what the MCP config gives the server
+        self.transcripts = transcripts  # keep each session's transcript (~/.claude/projects/…), as users have it
         home.mkdir(parents=True, exist_ok=True)
 
     def env(self) -> dict[str, str]:
@@ -109,8 +111,9 @@ class ClaudeCode:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_TELEMETRY": "1",
-            "CLAUDE_CODE_SKIP_PROMPT_HISTORY": "1",
         }
+        if not self.transcripts:
+            env["CLAUDE_CODE_SKIP_PROMPT_HISTORY"] = "1"
         return env
 
     def mcp_config(self, folder: Path, tap: Path | None = None) -> Path:

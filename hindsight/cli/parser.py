@@ -13,7 +13,7 @@ from .. import version
 from ..rules.validate import MEMORY_TYPES
 from . import commands as c
 from . import corrections as fix
-from . import offline
+from . import hooks, offline
 from .ide_config import CLIENTS
 
 
@@ -208,12 +208,43 @@ def _offline(command: Commands, p: Shared) -> None:
     )
 
 
+def _hooks(command: Commands, p: Shared) -> None:
+    s = command(
+        "hooks",
+        None,
+        "the IDE's lifecycle hooks: install them in its settings, remove them, turn capture off for a project",
+    )
+    actions = Commands(s.add_subparsers(dest="action", required=True, metavar="ACTION"))
+    for name, handler, what in (
+        ("install", hooks.cmd_install, "merge hindsight's hooks into the client's settings (backed up first)"),
+        ("uninstall", hooks.cmd_uninstall, "take hindsight's hooks out of the client's settings"),
+    ):
+        a = actions(name, handler, what)
+        a.add_argument("--client", default="claude-code", choices=("claude-code",), help="whose settings")
+        a.add_argument(
+            "--scope",
+            default="user",
+            choices=("user", "project", "local"),
+            help="user: ~/.claude/settings.json (default); project: .claude/settings.json; local: "
+            ".claude/settings.local.json",
+        )
+        a.add_argument("--project-dir", help="the project's folder for --scope project or local (default: here)")
+        a.add_argument("--file", help="this settings file instead of the scope's")
+        a.add_argument(
+            "--server", default="hindsight", help="the name the MCP server is added under (default hindsight)"
+        )
+        a.add_argument("--print", action="store_true", help="print the settings it would write, change nothing")
+    a = actions("capture", hooks.cmd_capture, "whether the hooks store anything from a project (a file in its folder)")
+    a.add_argument("state", choices=("on", "off"))
+    a.add_argument("--project-dir", help="the project's folder (default: here)")
+
+
 def parser() -> argparse.ArgumentParser:
     p = OneLine(prog="hindsight", description="Long-term memory for LLM agents.")
     p.add_argument("--version", action="version", version=f"hindsight {version()}")
     command = Commands(p.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     shared = _shared()
     command("migrate", c.cmd_migrate, "bring the database schema to the newest revision")
-    for group in (_store_recall_list, _one_memory, _import_export, _upkeep, _tokens, _offline):
+    for group in (_store_recall_list, _one_memory, _import_export, _upkeep, _tokens, _offline, _hooks):
         group(command, shared)  # in this order: `hindsight --help` lists them so
     return p

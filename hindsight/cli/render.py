@@ -45,8 +45,18 @@ def memory_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
         head = f"{m['id'][:SHORT_ID]}  {m['created_at'][:10]}  {m['memory_type']:<10} {m['importance']}  "
         mark = "" if state(m) == "current" else f"[{state(m)}] "
         mark += f"({m['project']}) " if m.get("project") else ""
+        mark += f"[{by_hook(m)}] " if by_hook(m) else ""
         lines.append(head + one_line(mark + m["content"], cols - len(head)))
     return lines
+
+
+def by_hook(m: dict[str, Any]) -> str:
+    """ "hook PostToolUse, session 1a2b3c4d" for a memory the IDE's hooks captured, else ""."""
+    meta = m.get("metadata") or {}
+    if not isinstance(meta, dict) or meta.get("source") != "hook":
+        return ""
+    session = f", session {m['session_id'][:SHORT_ID]}" if m.get("session_id") else ""
+    return f"hook {meta.get('hook', '')}{session}".replace("hook ,", "hook,")
 
 
 def recall_table(memories: list[dict[str, Any]], cols: int) -> list[str]:
@@ -181,8 +191,10 @@ def _archive_words(a: dict[str, Any], dry: bool) -> str:
     if dry:
         return (f"archive: {a.get('would_archive_expired', 0)} expired and {a.get('would_archive_superseded', 0)} "
                 "long-superseded memories would be archived")  # fmt: skip
+    forgot = a.get("hook_sessions_forgotten") or 0
+    hooks = f"; {forgot} hook sessions not seen for 30 days forgotten" if forgot else ""
     return (f"archive: {a.get('archived_expired', 0)} expired and {a.get('archived_superseded', 0)} "
-            "long-superseded memories archived")  # fmt: skip
+            f"long-superseded memories archived{hooks}")  # fmt: skip
 
 
 def _consolidation_words(c: dict[str, Any], dry: bool) -> str:

@@ -97,7 +97,12 @@ _PREFERENCE = re.compile(
 _CONSTRAINT = re.compile(
     r"(?i)\b(?:must(?: not)?|mustn't|is required|are required|not allowed|is forbidden|only use|do not use|"
     r"don't use|never use|always use|deadline|has to be|have to be|needs to stay|may not)\b"
+    # a standing instruction about what the agent does: "don't push by yourself", "never force-push"
+    r"|\b(?:don't|do not|never|always)\s+(?:\w+\s+){0,2}?(?:push|commit|merge|deploy|rebase|amend|force-push"
+    r"|install|delete|remove|upgrade|downgrade|touch|edit|modify|change|format|reformat|run|add)(?:es|s|ed|ing)?\b"
     r"|必须|一定要|不能|不允许|禁止|只能|不得|务必|截止"
+    # 别 / 不要 opening a clause: "别自动 push", "不要直接改 main" (not 别的, 特别, 区别 …)
+    r"|(?:^|[，。；！,.;!\s])(?:千万|永远)?(?:别|不要)(?![的人处说急担怕客气])"
 )
 _CORRECTION = re.compile(
     r"(?i)\b(?:no,? i meant|that's (?:wrong|not right|incorrect|not what i)|that is (?:wrong|incorrect)|"

@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 
 from .. import services, version
 from ..config import Settings
-from . import protocol, resources
+from . import hook_tool, protocol, resources
 from .arguments import strict_tool
 from .boundary import HindsightServer
 from .front import Front
@@ -59,9 +59,10 @@ def build(
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
         log_level=settings.log_level,
-        tools=[strict_tool(fn, *DESCRIBED[fn.__name__]) for fn in TOOLS],
+        tools=[strict_tool(fn, *DESCRIBED[fn.__name__]) for fn in (*TOOLS, hook_tool.hook)],
         version=version(),
     )
+    mcp.local = roots  # stdio: beside the client, on its machine (the hooks may read its transcripts)
     mcp.open_projects = OpenProjects.of_session(settings, launch_dir if roots else None)
     if roots:
         mcp.open_projects.register(mcp)

@@ -324,4 +324,5 @@ DESCRIBED = {
     "invalidate_memory": ("Mark a memory no longer true", _hints(False, idempotent=True)),
     "delete_memory": ("Forget a memory", _hints(False, destructive=True, idempotent=True)),
     "list_memories": ("Browse memories", _hints(True)),
+    "hook": ("IDE lifecycle hook (not for the model)", _hints(False, idempotent=False)),
 }

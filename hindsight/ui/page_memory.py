@@ -90,6 +90,12 @@ def _details(c: Ctx, m: dict[str, Any]) -> Safe:
         for key, label in DETAILS
         if m.get(key) not in (None, "", [], False) or key == "decay_score"
     )
+    meta_ = m.get("metadata") if isinstance(m.get("metadata"), dict) else {}
+    if meta_.get("source") == "hook":  # what the IDE's hooks captured, and in which session
+        session = f" in session {m['session_id']}" if m.get("session_id") else ""
+        rows = join(
+            [rows, fmt("<dt>captured by</dt><dd>the IDE's {h} hook{s}</dd>", h=meta_.get("hook", ""), s=session)]
+        )
     meta = fmt("<h3>metadata</h3><pre>{j}</pre>", j=pretty_json(m["metadata"])) if m.get("metadata") else Safe("")
     return fmt('<dl class="meta">{rows}</dl>{meta}', rows=rows, meta=meta)
 

@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 DECAY_LAMBDA = 0.05  # per day: a half-life of about 14 days at importance 2
 PAGES_PER_BATCH = 2000  # decay commits every this many heap pages
 ARCHIVE_BATCH = 5000
+HOOK_SESSION_DAYS = 30  # a hook session not seen for this long is forgotten (hook_sessions, hook_shown)
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,13 @@ class Maintenance:
                 moved[kind] += n
                 if n == 0:
                     break
-        return {"archived_expired": moved["expired"], "archived_superseded": moved["superseded"]}
+        # what the IDE's hooks showed sessions not seen for HOOK_SESSION_DAYS: no longer needed
+        forgot = await self.db.fetchval("hook_forget_sessions", now - timedelta(days=HOOK_SESSION_DAYS))
+        return {
+            "archived_expired": moved["expired"],
+            "archived_superseded": moved["superseded"],
+            "hook_sessions_forgotten": forgot,
+        }
 
     async def consolidate(self, now: datetime, dry_run: bool) -> dict[str, Any]:
         window = (now - self.config.consolidate_window, now)

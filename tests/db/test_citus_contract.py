@@ -39,6 +39,8 @@ DISTRIBUTED = {  # create_distributed_table(name, 'agent_id', colocate_with => '
     "memory_tools": "which memories used which tool",
     "project_roots": "the root folders an agent's IDE declared and the project each maps to",
     "memories_archive": "expired and long-superseded memories",
+    "hook_sessions": "per agent and IDE session: what its lifecycle hooks did",
+    "hook_shown": "per agent and IDE session: each memory a prompt's hook showed",
 }
 REFERENCE = {  # create_reference_table(name): one row or a few, read on every node
     "hindsight_embedder": "one row: which embedder wrote the vectors; read at startup",
@@ -94,6 +96,7 @@ CROSS_AGENT = {  # run by the operator or the scheduler on the coordinator: mult
     "ui_agents": "the UI's agent switcher: the agents that have memories",
     "memories_exist": "startup: whether any memory exists at all (the embedder guard)",
     "reembed_counts": "hindsight reembed: progress over every agent",
+    "hook_forget_sessions": "nightly: forget every agent's hook sessions not seen for 30 days (a multi-shard DELETE)",
     "reembed_batch": "hindsight reembed: the next memories of any agent, in key order",
     "reembed_store": "hindsight reembed: new vectors for a batch that spans agents (joined on agent_id)",
     "agent_row_counts": "the maintenance job: which agents are large enough for a vector index of their own",

@@ -112,7 +112,7 @@ async def test_archive_and_restore_round_trip_with_reconciled_counts(db, memorie
         "UPDATE memories SET invalidated_at = now() - interval '100 days' WHERE id = $1", uuid.UUID(old)
     )
     report = await Maintenance(db, memories).run(at(8))
-    assert report["archive"] == {"archived_expired": 1, "archived_superseded": 1}
+    assert report["archive"] == {"archived_expired": 1, "archived_superseded": 1, "hook_sessions_forgotten": 0}
     counts = report["counts"]
     assert counts["reconciled"] and counts["before"]["live"] == 4 and counts["after"] == {"live": 2, "archived": 2}
     assert await db.pool.fetchval("SELECT count(*) FROM memories_archive") == 2

@@ -130,7 +130,7 @@ def test_the_inspector_cli_over_stdio_and_http(db_url, era, tmp_path):
     tap = tmp_path / "wire.jsonl"
     tapped = [sys.executable, str(TAP), str(tap), server_command()]
     listed = _inspect(tapped, era, "--method", "tools/list", env=env)
-    assert len(listed["tools"]) == 8 and all(t["annotations"] and t["title"] for t in listed["tools"])
+    assert len(listed["tools"]) == 9 and all(t["annotations"] and t["title"] for t in listed["tools"])
     opening = next(r["msg"] for r in wire(tap) if r.get("dir") == "in" and "id" in r["msg"])
     if era == "modern":
         assert opening["method"] == "server/discover"
@@ -152,7 +152,7 @@ def test_the_inspector_cli_over_stdio_and_http(db_url, era, tmp_path):
     bearer = hs.token(db_url, "--agent", f"inspector-{era}")["token"]
     with hs.servers(db_url, 1) as (bases, _):
         http = [f"{bases[0]}/mcp", "--transport", "http", "--header", f"Authorization: Bearer {bearer}"]
-        assert len(_inspect(http, era, "--method", "tools/list")["tools"]) == 8
+        assert len(_inspect(http, era, "--method", "tools/list")["tools"]) == 9
         query = json.dumps({"query": f"What did the Inspector store over stdio ({era})?"})
         found = _inspect(http, era, "--method", "tools/call", "--tool-name", "retrieve_memory", "--tool-args-json",
                          query)  # fmt: skip

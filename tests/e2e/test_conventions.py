@@ -16,7 +16,7 @@ async def test_titles_annotations_version_completion_and_log_level(db_url):
     async with mcp_client(env) as c:
         assert c.session.server_info.version == version()  # not "" (the package's version)
         tools = {t.name: t for t in (await c.session.list_tools()).tools}
-        assert len(tools) == 8 and all(t.title and t.annotations for t in tools.values())
+        assert len(tools) == 9 and all(t.title and t.annotations for t in tools.values())
         assert all(t.annotations.open_world_hint is False for t in tools.values())
         reads = {n for n, t in tools.items() if t.annotations.read_only_hint}
         assert reads == {"retrieve_memory", "get_memory", "list_memories"}

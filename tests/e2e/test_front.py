@@ -89,7 +89,7 @@ async def test_the_early_answers_are_the_sdks_own_and_each_request_is_answered_o
         first = answers[0]["result"]
         assert first["protocolVersion"] == (opening if opening in handshake.HANDSHAKE_VERSIONS else "2025-11-25")
         assert first["serverInfo"]["name"] == "hindsight" and first["instructions"].startswith("Long-term memory")
-    assert len(next(a for a in answers if a.get("id") == 2)["result"]["tools"]) == 8
+    assert len(next(a for a in answers if a.get("id") == 2)["result"]["tools"]) == 9
 
 
 def test_a_difference_from_the_sdk_is_logged_and_the_sdks_copy_is_not_sent(caplog):

@@ -19,6 +19,7 @@ TOOLS = {
     "delete_memory",
     "list_memories",
     "record_interaction",
+    "hook",  # the IDE's lifecycle hooks (hindsight hooks install), not for the model
 }
 
 

@@ -31,7 +31,7 @@ await client.connect(transport);
 const info = client.getServerVersion();
 step("initialize", info?.name === "hindsight" && Boolean(info?.version), { server: info });
 const tools = (await client.listTools()).tools;
-step("tools/list", tools.length === 8 && tools.every((t) => t.title && t.annotations), { tools: tools.length });
+step("tools/list", tools.length === 9 && tools.every((t) => t.title && t.annotations), { tools: tools.length });
 const content = `The TypeScript check ran over ${mode} at ${new Date().toISOString()}.`;
 const stored = await call("store_memory", { content, memory_type: "semantic" });
 step("store_memory", stored.status === "created", { id: stored.id });

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "hindsight"
 
 FACES = ("server", "cli", "ui")
-PARTS = ("store", "recall", "upkeep", "data", "embedders", "rules")
+PARTS = ("hooks", "store", "recall", "upkeep", "data", "embedders", "rules")
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
 # Standard modules that do I/O or read the clock: rules may not import them.

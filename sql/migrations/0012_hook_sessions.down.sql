@@ -1,0 +1,2 @@
+DROP TABLE hook_shown;
+DROP TABLE hook_sessions;
