@@ -307,11 +307,170 @@ def tasks_without_lessons():
         stop(s, p, "drop", "a routine task: nothing failed, nothing decided")
 
 
+def same_failure_next_session():
+    s, p = "d1-courier-tests-again", "courier"
+    prompt(s, p, "The ETA handler tests fail again after the rebase")
+    fail(s, p, "go test ./internal/eta/...",
+         "--- FAIL: TestBatchEta (0.00s)\n    handler_test.go:88: expected 404, got 0\nFAIL\tgitlab.pantry.io/fleet/courier/internal/eta\t0.412s",
+         label="drop", why="the same failure as an earlier session: already remembered")  # fmt: skip
+    read(s, p, "internal/eta/batch.go")
+    edit(s, p, "internal/eta/batch.go")
+    ok(s, p, "go test ./internal/eta/...", "ok  \tgitlab.pantry.io/fleet/courier/internal/eta\t0.398s",
+       label="drop", why="the same fix as an earlier session: already remembered")  # fmt: skip
+    stop(s, p, "keep", "the session's outcome (its own session)")
+
+
+def docker_login():
+    s, p = "d1-granary-docker", "granary"
+    prompt(s, p, "Pull the spark image and run the job locally")
+    fail(
+        s,
+        p,
+        "docker pull registry.pantry.io/data/spark:3.5.1-iceberg1.5",
+        "Error response from daemon: unauthorized: HTTP Basic: Access denied",
+    )
+    ok(s, p, "docker login registry.pantry.io -u ethan --password-stdin < ~/.config/gitlab/token", "Login Succeeded",
+       why="a step on the way (kept inside the fix)")  # fmt: skip
+    ok(s, p, "docker pull registry.pantry.io/data/spark:3.5.1-iceberg1.5", "Status: Downloaded newer image",
+       label="keep", why="the fix of the failure above")  # fmt: skip
+    ok(s, p, "docker run --rm registry.pantry.io/data/spark:3.5.1-iceberg1.5 spark-submit --version", "version 3.5.1")
+    stop(s, p, "keep", "the session's outcome")
+
+
+def kubeconfig_zh():
+    s, p = "d1-granary-kube-zh", "granary"
+    prompt(s, p, "看看 spark-jobs 里有哪些 pod 在跑")
+    fail(
+        s,
+        p,
+        "kubectl get pods -n spark-jobs",
+        'error: exec plugin: invalid apiVersion "client.authentication.k8s.io/v1alpha1"',
+    )
+    ok(s, p, "aws eks update-kubeconfig --name data-eks-prod --profile data-prod", "Updated context arn:aws:eks:…",
+       why="a step on the way (kept inside the fix)")  # fmt: skip
+    ok(s, p, "kubectl get pods -n spark-jobs", "NAME  READY  STATUS\norders-daily-driver  1/1  Running",
+       label="keep", why="the fix of the failure above")  # fmt: skip
+    prompt(s, p, "不对，我要看的是 airflow 命名空间", "keep", "a correction (zh)")
+    ok(s, p, "kubectl get pods -n airflow", "NAME  READY  STATUS\nscheduler-0  1/1  Running")
+    stop(s, p, "keep", "the session's outcome")
+
+
+def basket_lockfile():
+    s, p = "d1-basket-yarn", "basket"
+    prompt(s, p, "CI fails on yarn install, can you reproduce?")
+    fail(
+        s,
+        p,
+        "yarn install --immutable",
+        "YN0028: │ The lockfile would have been modified by this install, which is explicitly forbidden.",
+    )
+    tool_fail(s, p, "Bash", {"command": "ls package-lock.json"}, "Exit code 0", "drop", "looking around")
+    ok(s, p, "rm package-lock.json", "", why="a step on the way (kept inside the fix)")
+    ok(s, p, "yarn install", "YN0000: Done in 14s", why="a step on the way (kept inside the fix)")
+    ok(s, p, "yarn install --immutable", "YN0000: Done in 3s", label="keep", why="the fix of the failure above")
+    prompt(s, p, "we use yarn in basket, never npm install there", "keep", "a standing rule")
+    stop(s, p, "keep", "the session's outcome")
+
+
+def port_in_use():
+    s, p = "d1-courier-port", "courier"
+    prompt(s, p, "start courier locally so I can hit /v2/eta")
+    fail(s, p, "go run ./cmd/courier", "listen tcp :8080: bind: address already in use")
+    ok(s, p, "lsof -i :8080", "courier 4123 ethan  7u  IPv6 TCP *:http-alt (LISTEN)")
+    ok(s, p, "kill 4123", "", why="a step on the way (kept inside the fix)")
+    ok(s, p, "go run ./cmd/courier", "listening on :8080", label="keep", why="the fix of the failure above")
+    ok(s, p, "curl -s localhost:8080/v2/eta?store=12", '{"eta_min":18,"eta_max":27}')
+    stop(s, p, "keep", "the session's outcome")
+
+
+def reading_marathon():
+    s, p = "d1-granary-read", "granary"
+    prompt(s, p, "Give me an overview of how the feature_push DAG works end to end")
+    for path in ("dags/feature_push.py", "dags/common/redis.py", "dags/common/trino.py", "dbt/models/marts/courier_features.sql",
+                 "docs/feature_push.md", "tests/dags/test_feature_push.py", "dags/common/alerts.py", "helm/values.yaml"):  # fmt: skip
+        read(s, p, path)
+    for pattern in ("feat:store", "courier_features", "TTL", "freshness", "slack_data"):
+        grep(s, p, pattern)
+    ok(s, p, "git log --oneline -5 -- dags/feature_push.py", "a1b2c3 add freshness check")
+    stop(s, p, "drop", "only looked around and answered")
+
+
+def zh_questions_and_prefs():
+    s, p = "d1-zh-prefs", "granary"
+    prompt(s, p, "dbt 的 incremental 模型怎么全量重建？")
+    prompt(s, p, "给陈昊的排查记录以后都用中文写", "keep", "a standing rule (zh)")
+    prompt(s, p, "这个查询为什么这么慢？")
+    prompt(s, p, "我比较喜欢先看 EXPLAIN ANALYZE 的结果再改 SQL", "keep", "a preference (zh)")
+    prompt(s, p, "谢谢", why="chit-chat (zh)")
+    read(s, p, "dbt/models/marts/finance/fct_revenue.sql")
+    ok(s, p, "uv run dbt compile -s fct_revenue --target dev", "Compiled node 'fct_revenue'")
+    stop(s, p, "keep", "the session's outcome: what was decided")
+
+
+def second_day_tasks():
+    for n, (p, task) in enumerate(
+        [
+            ("courier", "add request ids to the slog access log"),
+            ("granary", "add a freshness alert for raw.app_events"),
+            ("basket", "hide the ETA range behind the basket_eta_range gate"),
+            ("infra", "add the pantry-dbt-artifacts bucket to the staging env"),
+            ("granary", "给 fct_orders 加一个 not_null 测试"),
+            ("courier", "bump the BatchEta timeout test to 150 ms"),
+            ("basket", "translate the checkout button label to Chinese"),
+            ("infra", "document how to run atlantis plan for staging"),
+        ]
+    ):
+        s = f"d2-task-{n}"
+        prompt(s, p, task)
+        grep(s, p, task.split()[-1])
+        read(s, p, "README.md")
+        read(s, p, "src/main")
+        edit(s, p, "src/main")
+        ok(s, p, "make check", "ok")
+        stop(s, p, "drop", "a routine task: nothing failed, nothing decided")
+
+
+def android_build_zh():
+    s, p = "d2-basket-android-zh", "basket"
+    prompt(s, p, "赵敏说 Android 打包失败了，帮忙看一下")
+    fail(s, p, "cd android && ./gradlew assembleRelease",
+         "Execution failed for task ':app:checkReleaseAarMetadata'.\n> Dependency 'androidx.core:core:1.15.0' requires libraries and applications that depend on it to compile against version 35 or later of the Android APIs.")  # fmt: skip
+    read(s, p, "android/app/build.gradle")
+    read(s, p, "app.json")
+    edit(s, p, "app.json")
+    ok(s, p, "npx expo prebuild --clean", "✔ Finished prebuild", why="a step on the way (kept inside the fix)")
+    ok(s, p, "cd android && ./gradlew assembleRelease", "BUILD SUCCESSFUL in 3m 12s", label="keep", why="the fix")
+    prompt(s, p, "回复赵敏的时候用中文", "keep", "a standing rule (zh)")
+    stop(s, p, "keep", "the session's outcome")
+
+
+def compaction_day():
+    s, p = "d2-granary-long", "granary"
+    prompt(s, p, "Port the remaining dbt models to dbt-trino")
+    for model in ("int_deliveries", "int_orders", "fct_orders", "fct_deliveries", "dim_stores"):
+        read(s, p, f"dbt/models/{model}.sql")
+        edit(s, p, f"dbt/models/{model}.sql")
+        ok(s, p, f"uv run dbt build -s {model} --target dev", "Completed successfully")
+    fail(s, p, "uv run dbt build -s int_riders --target dev",
+         'TrinoUserError(type=USER_ERROR, name=FUNCTION_NOT_FOUND, message="line 14:9: Function \'datediff\' not registered")')  # fmt: skip
+    edit(s, p, "dbt/models/int_riders.sql")
+    ok(s, p, "uv run dbt build -s int_riders --target dev", "Completed successfully", label="keep", why="the fix")
+    _add(s, p, "PreCompact", "keep", "the session's outcome before the context is compacted", source="auto",
+         transcript_path="")  # fmt: skip
+    prompt(s, p, "ok keep going with the marts")
+    read(s, p, "dbt/models/marts/fct_revenue.sql")
+    edit(s, p, "dbt/models/marts/fct_revenue.sql")
+    ok(s, p, "uv run dbt build -s fct_revenue --target dev", "Completed successfully")
+    stop(s, p, "drop", "nothing new since the compaction's outcome")
+
+
 def main() -> None:
     for scenario in (
         fix_a_failing_test_courier, explore_granary, preferences_and_corrections, chinese_dbt_session, deploy_denied,
         basket_install_fix, infra_plan_lock, chit_chat_only, questions_only, mcp_and_other_tools, long_fix_granary,
-        a_day_of_small_things, lint_zh, repeated_flaky, tasks_without_lessons,
+        a_day_of_small_things, lint_zh, repeated_flaky, tasks_without_lessons, same_failure_next_session, docker_login,
+        kubeconfig_zh, basket_lockfile, port_in_use, reading_marathon, zh_questions_and_prefs, second_day_tasks,
+        android_build_zh, compaction_day,
     ):  # fmt: skip
         scenario()
     for n, event in enumerate(EVENTS, 1):

@@ -93,10 +93,8 @@ class Hooks:
         found = await self.recall.retrieve(
             agent, query, top_k=TOP_K, session_id=event.session_id, open_projects=(project,) if project else ()
         )
-        if found.get("nothing_relevant"):
-            return standing
         shown = set(standing.ids) | await self._shown(agent, event.session_id)
-        hits = [h for h in found["memories"] if injection.worth_showing(h, shown, event.session_id, project)]
+        hits = [h for h in found["memories"] if injection.worth_showing(found, h, shown, event.session_id)]
         newer = await self._newer(agent, hits)
         block = injection.prompt_block(hits, newer, estimate_tokens, self.tokens)
         await self._mark_shown(agent, event.session_id, block.ids)
@@ -183,6 +181,9 @@ class Hooks:
         if not decision.store:
             return
         if decision.reason == "tool_failed":
+            known = {"outcome": "fixed", "error": decision.metadata["error"]}
+            if await self.db.fetchval("hook_known_fix", agent, known) is not None:
+                return  # fixed before (that memory says how): the fix that follows will repeat it
             stored = await self._keep(agent, event, project, decision)
             if stored:
                 self._failures[(agent, event.session_id or "", trail.open[-1].key)] = stored

@@ -15,9 +15,11 @@ from ..config import local_zone
 from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
 from ..rules import bilingual, scoring, timeparse
-from ..rules.text import cjk_share, estimate_tokens, keyword_text
+from ..rules.text import cjk_share, keyword_text
 from ..store.records import row_to_dict
 from . import lexicon
+from .answer import answer
+from .judge import Words, judge, nothing_relevant
 from .request import Hints, Request, check
 
 CANDIDATES = 50  # per channel
@@ -77,13 +79,15 @@ class Recall:
         if self.reranker is not None:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
+        cosines = [c for c, _ in found.cosines.values()]
+        anything = judge(req.query, hits, cosines, found.words, self._words, req.open_projects)
         # a question that names a time is about what was written then: it always has an answer
-        abstain = window is None and scoring.nothing_relevant(hits, found.unknown, self.weights, cjk_share(req.query))
+        abstain = window is None and nothing_relevant(anything)
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(
                 req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id], datetime.now(timezone.utc)
             )
-        return _answer(req, hits, window, abstain)
+        return answer(req, hits, window, abstain, anything)
 
     async def _decay_applies(self, as_of: datetime) -> bool:
         """decay_score describes the memories as of the last maintenance run: a question
@@ -154,10 +158,10 @@ class Recall:
         }
         return [row for row, _ in rows.values()], _Found(found, cosines, unknown)
 
-    async def _keyword_rows(self, req: Request, filters) -> tuple[dict, dict, float]:
+    async def _keyword_rows(self, req: Request, filters) -> tuple[dict, dict, "Words"]:
         """The keyword channels (BM25 over the agent's memories, with the query's words in
         the other language; full text over other agents' shared ones), then their rows; and
-        the share of the question's words that no memory of the agent holds."""
+        what the agent's memories say of the question's words (judge.Words)."""
         text = keyword_text(req.query)
         words, lexicon = bilingual.query_words(text), await self._lexicon()
         other = bilingual.translate(words, lexicon)
@@ -168,9 +172,10 @@ class Recall:
         ]
         if req.include_shared:
             channels.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
-        channels.append(self.db.fetch("query_terms_known", req.agent_id, bilingual.term_groups(words, lexicon)))
+        groups = bilingual.term_groups(words, lexicon)  # each content word first, then its other forms
+        channels.append(self.db.fetch("query_terms_known", req.agent_id, groups))
         *keyword, known = await asyncio.gather(*channels)
-        unknown = sum(1 for r in known if not r["known"]) / len(known) if known else 0.0
+        unknown = Words.of(known, groups)
         found = {(req.agent_id, r["id"]): ("keyword", float(r["score"])) for r in keyword[0]}
         if len(keyword) > 1:  # another agent's shared memory: ts_rank_cd, not BM25; counted at half
             best = max((float(r["score"]) for r in keyword[1]), default=0.0) or 1.0
@@ -244,7 +249,7 @@ class _LazyHits:
 class _Found(NamedTuple):
     keyword: dict  # key -> (keyword channel, score)
     cosines: dict  # key -> (cosine to the query, found by the vector channel)
-    unknown: float  # share of the question's words no memory of the agent holds
+    words: Words  # the question's words: which no memory of the agent holds, how rare each is
 
 
 def _candidate(row, req: Request, found: _Found, window: timeparse.Window | None) -> scoring.Candidate:
@@ -365,30 +370,3 @@ def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:
     if cand.outdated_by is not None:
         hit["possibly_outdated_by"] = str(cand.outdated_by)
     return hit
-
-
-def _answer(req: Request, hits: list[dict[str, Any]], window: timeparse.Window | None, abstain: bool) -> dict[str, Any]:
-    """JSON memories, or (format=prompt) the prompt block alone, so that max_tokens bounds
-    what reaches the model. `abstain`: nothing recalled is relevant (scoring.nothing_relevant):
-    the JSON says so and marks every memory; the prompt block holds none."""
-    scoring.monotone_confidence(hits)
-    for hit in hits:
-        hit["relevant"] = not abstain
-    result: dict[str, Any] = {"nothing_relevant": True} if abstain else {}
-    if req.open_projects:
-        result["open_projects"] = list(req.open_projects)
-    if window:
-        result["time_window"] = {
-            "start": window.start.isoformat(),
-            "end": window.end.isoformat(),
-            "matched": window.matched,
-        }
-    if req.format == "prompt":
-        shown = [] if abstain else hits
-        result["prompt"] = scoring.prompt_block(shown, estimate_tokens, req.max_tokens)
-        result["ids"] = [h["id"] for h in shown]
-        result["token_estimate"] = estimate_tokens(result["prompt"])
-        return result
-    result["memories"] = hits
-    result["token_estimate"] = sum(estimate_tokens(h["content"]) for h in hits)
-    return result

@@ -75,6 +75,7 @@ class Failure:
 
     key: str  # what a later success must match: program and subcommand ("pytest", "npm test")
     program: str
+    flags: frozenset[str]  # its options: a success without one of them did not run the same thing
     shown: str  # the command or call, cut
     error: str  # its telling lines, cut
     tool: str
@@ -126,7 +127,7 @@ def tool_decision(event: ToolEvent, trail: Trail) -> Decision:
     if command is None:
         return Decision(False, f"{event.tool} worked: routine" if name in LOOK_TOOLS else f"{event.tool} worked")
     program, key = signature(command)
-    fixed = _fixed_by(trail, key, program)
+    fixed = _fixed_by(trail, key, program, _flags(command))
     if fixed is None:
         if program not in LOOKING and trail.open:
             _step(trail, f"ran `{_cut(command, 120)}`")
@@ -147,7 +148,7 @@ def _failure(event: ToolEvent, command: str | None, arguments: dict, trail: Trai
     else:
         program = key = event.tool
         shown = _call(event.tool, arguments)
-    failure = Failure(key, program, shown, error, event.tool)
+    failure = Failure(key, program, _flags(command), shown, error, event.tool)
     trail.open = [f for f in trail.open if f.key != key][-(MAX_OPEN - 1) :] + [failure]
     if (key, error) in trail.stored:
         return Decision(False, "the same failure again in this session (stored once)")
@@ -179,14 +180,23 @@ def _fix(fixed: Failure, command: str, program: str, trail: Trail) -> Decision:
     return Decision(True, "error_and_fix", "procedural", 4, content, metadata)
 
 
-def _fixed_by(trail: Trail, key: str, program: str) -> Failure | None:
+def _fixed_by(trail: Trail, key: str, program: str, flags: frozenset[str]) -> Failure | None:
     """The open failure a success of `key` fixes: the same command (program and subcommand:
-    `npm install` fixes no `npm test`), else, for a failure of a program run without a
-    subcommand, the same program."""
+    `npm install` fixes no `npm test`) with at least its options (`yarn install` does not fix
+    `yarn install --immutable`), else, for a failure of a program run without a subcommand,
+    the same program."""
     for failure in reversed(trail.open):
-        if failure.key == key:
+        if failure.key == key and failure.flags <= flags:
             return failure
-    return next((f for f in reversed(trail.open) if f.key == f.program == program and program not in LOOKING), None)
+    same = (f for f in reversed(trail.open) if f.key == f.program == program and f.flags <= flags)
+    return next(same, None) if program not in LOOKING else None
+
+
+def _flags(command: str | None) -> frozenset[str]:
+    """The options of the command that matters in a line (`--immutable`, `-x`)."""
+    if not command:
+        return frozenset()
+    return frozenset(w.split("=")[0] for w in _words(_first_command(command)) if w.startswith("-") and len(w) > 1)
 
 
 def _step(trail: Trail, step: str) -> None:

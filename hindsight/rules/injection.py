@@ -1,10 +1,10 @@
 """What the IDE's hooks put in front of the model. Pure: recall's hits (or the standing
 memories) in, a block of text and the ids it shows out.
 
-A prompt's block holds only what recall judged relevant to the prompt (`relevant`, and the
-hook's own confidence floor: the block is added to every prompt, so a doubtful memory costs
-more than it gives), never a memory this session was already shown or wrote itself (it is in
-the context already), within a token budget. A memory a newer one says changed is marked
+A prompt's block holds only what recall judged relevant to the prompt, at the hook's own
+floors (rules.relevance.INJECT_AT and INJECT_HIT: the block is added to every prompt, so a
+doubtful memory costs more than it gives), never a memory this session was already shown or
+wrote itself (it is in the context already), within a token budget. A memory a newer one says changed is marked
 with what the newer one says, or left out when the newer one is in the block too.
 
 The standing block, at a session's start and after its context was compacted, holds the
@@ -18,10 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+from . import relevance
 from .policy import is_chitchat as _chitchat
 
-INJECT_CONFIDENCE = 0.5  # a hit's confidence (rules.scoring.confidence) the prompt block needs
-OTHER_PROJECT_CONFIDENCE = 0.8  # ... for a memory of another project than the open one
 PROMPT_TOKENS = 400  # default budget of a prompt's block
 STANDING_TOKENS = 300  # ... and of the standing block
 MEMORY_CHARS = 360  # one memory's text in a block, at most
@@ -69,14 +68,15 @@ def is_standing(memory: dict[str, Any]) -> bool:
     return memory.get("memory_type") in ("semantic", "procedural") and bool(_STANDING.search(memory["content"]))
 
 
-def worth_showing(hit: dict[str, Any], shown: set[str], session_id: str | None, open_project: str | None) -> bool:
-    """Whether a prompt's block may show this hit."""
-    if not hit.get("relevant", True) or str(hit["id"]) in shown:
+def worth_showing(answer: dict[str, Any], hit: dict[str, Any], shown: set[str], session_id: str | None) -> bool:
+    """Whether a prompt's block may show this hit of recall's `answer`: the answer is surely
+    relevant (rules.relevance.INJECT_AT: the block is added to every prompt, a doubtful one
+    costs more than it gives), the hit is too (INJECT_HIT), and the session has not seen it."""
+    if answer.get("nothing_relevant") or float(answer.get("relevance", 0.0)) < relevance.INJECT_AT:
         return False
-    if session_id and hit.get("session_id") == session_id:
-        return False  # written in this session: already in its context
-    floor = OTHER_PROJECT_CONFIDENCE if hit.get("project") not in (None, open_project) else INJECT_CONFIDENCE
-    return float(hit.get("confidence", 0.0)) >= floor
+    if float(hit.get("relevance", 0.0)) < relevance.INJECT_HIT or str(hit["id"]) in shown:
+        return False
+    return not (session_id and hit.get("session_id") == session_id)  # written in this session: in its context
 
 
 def prompt_block(

@@ -30,7 +30,9 @@ class Outcome:
     decided: list[str] = field(default_factory=list)
 
     def worth_keeping(self) -> bool:
-        return bool(self.failed or self.fixed or self.decided or self.edited)
+        """Something failed, was fixed or was decided: a session that only read, edited and
+        ran what worked is in its commits, not worth a memory."""
+        return bool(self.failed or self.fixed or self.decided)
 
     def text(self, day: str, project: str | None) -> str:
         where = f" in {project}" if project else ""

@@ -103,6 +103,8 @@ _CONSTRAINT = re.compile(
     r"|必须|一定要|不能|不允许|禁止|只能|不得|务必|截止"
     # 别 / 不要 opening a clause: "别自动 push", "不要直接改 main" (not 别的, 特别, 区别 …)
     r"|(?:^|[，。；！,.;!\s])(?:千万|永远)?(?:别|不要)(?![的人处说急担怕客气])"
+    # a standing instruction: "以后改 marts 之前先跟我确认", "回复赵敏的时候用中文"
+    r"|^\s*以后(?!再说|再看)|(?:的时候|之前|以前)(?:请|都|要|就|先)?(?:用|使用|写|先|跟我|问我|确认)"
 )
 _CORRECTION = re.compile(
     r"(?i)\b(?:no,? i meant|that's (?:wrong|not right|incorrect|not what i)|that is (?:wrong|incorrect)|"

@@ -48,3 +48,10 @@ LIMIT $3;
 WITH old AS (DELETE FROM hook_sessions WHERE last_seen < $1 RETURNING agent_id, session_id),
      shown AS (DELETE FROM hook_shown h USING old WHERE h.agent_id = old.agent_id AND h.session_id = old.session_id)
 SELECT count(*) FROM old;
+
+-- name: hook_known_fix
+-- A current memory of agent $1 that already holds the fix of a failure with this error ($2:
+-- {"outcome": "fixed", "error": …}): a failure seen again is not a new lesson.
+SELECT id FROM memories
+WHERE agent_id = $1 AND invalidated_at IS NULL AND metadata @> $2::jsonb
+LIMIT 1;

@@ -48,6 +48,15 @@ def test_a_success_after_a_failure_keeps_the_fix_with_what_changed_in_between():
     assert not tool_decision(bash("npm test", stdout="12 passing"), trail).store  # nothing left to fix
 
 
+def test_a_success_without_the_failures_options_is_a_step_not_its_fix():
+    trail = Trail()
+    tool_decision(bash("yarn install --immutable", "YN0028: The lockfile would have been modified"), trail)
+    step = tool_decision(bash("yarn install", stdout="Done in 14s"), trail)
+    assert not step.store and trail.open
+    fixed = tool_decision(bash("yarn install --immutable", stdout="Done in 3s"), trail)
+    assert fixed.store and "ran `yarn install`" in fixed.content
+
+
 def test_routine_successes_edits_and_reads_are_dropped():
     trail = Trail()
     for event in (
@@ -86,6 +95,8 @@ def test_prompts_keep_preferences_rules_and_corrections_in_both_languages():
         ("I prefer tabs in Makefiles", "preference"),
         ("no, I meant the staging branch", "correction"),
         ("以后请用中文写提交信息", "preference"),
+        ("以后改 marts 的模型之前先跟我确认一下", "constraint"),
+        ("回复赵敏的时候用中文", "constraint"),
     ):
         decided = prompt_decision(said)
         assert decided.store and decided.reason == reason, (said, decided)

@@ -1,0 +1,298 @@
+"""Fits and measures recall's relevance decision (hindsight/rules/relevance.py) on labelled
+question-memory pairs, part of each kind kept aside.
+
+    python benchmarks/relevance_fit.py [--pairs FILE] [--reuse] [--show]
+
+The pairs: every hit of recall's top 10 (its evidence, recall/judge.py) for
+- the IDE benchmark's 160 questions over its 260 memories: a gold memory is relevant, the rest
+  not (../shared/bench/idebench_dev);
+- 44 questions nothing there answers (benchmarks/data/no_answer_questions.jsonl): none is;
+- the hooks' 112 prompts (benchmarks/data/hook_prompts.jsonl), as a hook asks them;
+- the LoCoMo development set's questions (categories 1-4) over their own conversation (an
+  evidence turn is relevant) and over another conversation, which cannot answer them
+  (../shared/bench/locomo_dev.json).
+Kept aside (`check`): the IDE questions of odd number, the other half of the unanswerable
+questions and of the hooks' prompts, and two of the four LoCoMo conversations (conv-41 and
+conv-50, asked of themselves and of each other). The logistic model is fitted on the rest;
+the two thresholds are chosen there too: RELEVANT_AT, the highest that withholds at most 2 %
+of the answerable questions (an answer says nothing_relevant although the store answers it),
+and INJECT_AT, the hook's, where its block shows a gold memory for 90 % of the prompts a memory
+bears on. Everything is then measured on both parts. `--reuse` refits from the pairs of the
+last run (`--pairs`) without asking again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+SHARED = HERE.parent.parent / "shared" / "bench"
+sys.path.insert(0, str(HERE))
+from abstention import load_bench  # noqa: E402
+
+CHECK_CONVS = ("conv-41", "conv-50")
+PAIRS = Path(tempfile.gettempdir()) / "hindsight-relevance-pairs.jsonl"
+
+
+def _import(home: str, lines: list[str], agent: str) -> None:
+    path = Path(home) / f"{agent}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    env = {**os.environ, "HINDSIGHT_HOME": home}
+    env.pop("HINDSIGHT_DATABASE_URL", None)
+    exe = Path(sys.executable).parent / "hindsight"
+    subprocess.run([str(exe), "import", str(path), "--agent", agent], check=True, env=env, capture_output=True)
+
+
+def _locomo() -> list[dict]:
+    sys.path.insert(0, str(SHARED))
+    import locomo_recall as lr
+
+    samples, _ = lr.load_raw(argparse.Namespace(data=str(SHARED / "locomo_dev.json"), git_dir=None))
+    convs, _ = lr.build_conversations(samples)
+    return convs
+
+
+def _locomo_lines(conv: dict) -> list[str]:
+    out = []
+    for m in conv["memories"]:
+        line = {"content": m["text"], "timestamp": m["timestamp"], "id": m["id"], "metadata": m["metadata"]}
+        line["session_id"] = f"{conv['id']}-session-{m['metadata']['session']}"
+        out.append(json.dumps(line, ensure_ascii=False))
+    return out
+
+
+async def _ask(s, agent: str, query: str, gold: set[str], **options) -> list[dict]:
+    answer = await s.recall.retrieve(agent, query, top_k=10, **options)
+    if answer.get("time_window"):  # a question that names a time always has an answer: not judged
+        return []
+    return [
+        {"evidence": h["evidence"], "gold": (h["metadata"] or {}).get("external_id") in gold}
+        for h in answer["memories"]
+    ]
+
+
+def load(home: str) -> tuple:
+    """The IDE benchmark's memories and the LoCoMo conversations, each its own agent."""
+    from hindsight.config import Settings
+    from hindsight.data import bootstrap
+
+    ide, memories, queries = load_bench(SHARED / "idebench_dev")
+    lines, _ = ide.import_lines(memories, "live-like", set(), None, project_field=True)
+    _import(home, lines, ide.AGENT)
+    convs = _locomo()
+    for conv in convs:
+        _import(home, _locomo_lines(conv), f"locomo-{conv['id']}")
+    os.environ.update(HINDSIGHT_HOME=home)
+    os.environ.pop("HINDSIGHT_DATABASE_URL", None)
+    settings = Settings.from_env()
+    return settings, bootstrap.prepare(settings), ide, queries, convs
+
+
+async def gather(settings, url, ide, queries, convs) -> list[dict]:
+    from hindsight import services
+
+    now = datetime.fromisoformat(ide.DEFAULT_NOW)
+    unanswerable = [json.loads(x) for x in open(HERE / "data" / "no_answer_questions.jsonl", encoding="utf-8")]
+    prompts = [json.loads(x) for x in open(HERE / "data" / "hook_prompts.jsonl", encoding="utf-8")]
+    rows: list[dict] = []
+
+    def add(kind: str, key: str, part: str, hits: list[dict], answerable: bool) -> None:
+        rows.append({"kind": kind, "key": key, "set": part, "answerable": answerable, "hits": hits})
+
+    async with services.opened(settings, url) as s:
+        await s.recall.warm()
+        for n, q in enumerate(queries):
+            hints = q.get("hints") or {}
+            options = {k: hints[k] for k in ("tools", "task_type", "session_id") if hints.get(k)}
+            if hints.get("project"):
+                options["open_projects"] = (hints["project"],)
+            as_of = datetime.fromisoformat(q.get("as_of") or ide.DEFAULT_NOW)
+            hits = await _ask(s, ide.AGENT, q["query"], set(q["gold"]), as_of=as_of, **options)
+            add("ide", q["qid"], "fit" if n % 2 == 0 else "check", hits, True)
+        for n, q in enumerate(unanswerable):
+            hits = await _ask(s, ide.AGENT, q["query"], set(), as_of=now)
+            add("no-answer", q["query"], "fit" if n % 2 == 0 else "check", hits, False)
+        for p in prompts:
+            hits = await _ask(s, ide.AGENT, p["prompt"], set(p["gold"]), as_of=now, open_projects=(p["project"],))
+            add(f"hook-{p['kind']}", p["prompt"], p["set"], hits, p["kind"] == "relevant")
+        for i, conv in enumerate(convs):
+            other = convs[(i + 1) % len(convs)] if conv["id"] not in CHECK_CONVS else next(
+                c for c in convs if c["id"] in CHECK_CONVS and c["id"] != conv["id"])  # fmt: skip
+            part = "check" if conv["id"] in CHECK_CONVS else "fit"
+            when = datetime.fromisoformat(conv["now"])
+            for q in conv["qa"]:
+                if q["category"] == 5 or not q["evidence"]:
+                    continue
+                own = await _ask(s, f"locomo-{conv['id']}", q["question"], set(q["evidence"]), as_of=when)
+                add("locomo-own", q["qid"], part, own, True)
+                cross = await _ask(
+                    s, f"locomo-{other['id']}", q["question"], set(), as_of=datetime.fromisoformat(other["now"])
+                )
+                add("locomo-cross", q["qid"], part, cross, False)
+    return rows
+
+
+def _vector(hit: dict) -> np.ndarray:
+    from hindsight.rules.relevance import NAMES
+
+    return np.array([hit["evidence"][n] for n in NAMES], dtype=float)
+
+
+def logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, l2: float = 1e-3, steps: int = 5000):
+    """Logistic regression by gradient descent on standardised features, sample weights `w`:
+    (centre, weights, bias) on the features as they are."""
+    w = np.ones(len(y)) if w is None else w
+    centre, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
+    z = (x - centre) / scale
+    coef, b = np.zeros(z.shape[1]), 0.0
+    for _ in range(steps):
+        g = (1 / (1 + np.exp(-(z @ coef + b))) - y) * w
+        coef -= 0.5 * ((z.T @ g) / len(y) + l2 * coef)
+        b -= 0.5 * float(np.mean(g))
+    return centre, coef / scale, b
+
+
+class Model:
+    """Both models: a hit's, and the whole answer's."""
+
+    def __init__(self, rows: list[dict]):
+        rows = [r for r in rows if r["hits"]]  # a question naming a time is not judged
+        x = np.array([_vector(h) for r in rows for h in r["hits"]])
+        y = np.array([float(h["gold"]) for r in rows for h in r["hits"]])
+        self.hit = logistic(x, y)
+        kinds = [r["kind"] for r in rows]
+        count = {k: kinds.count(k) for k in set(kinds)}
+        q = np.array([self.question_vector(r) for r in rows])
+        weight = np.array([1.0 / count[k] for k in kinds])  # each kind of question counts alike
+        self.question = logistic(q, np.array([float(r["answerable"]) for r in rows]), weight / weight.mean())
+
+    def p(self, hit: dict) -> float:
+        centre, coef, b = self.hit
+        return float(1 / (1 + np.exp(-(b + (_vector(hit) - centre) @ coef))))
+
+    def question_vector(self, row: dict) -> np.ndarray:
+        from hindsight.rules.relevance import Evidence, question_vector
+
+        judged = [(self.p(h), Evidence(*[h["evidence"][n] for n in _names()])) for h in row["hits"]]
+        return np.array(question_vector(judged))
+
+    def anything(self, row: dict) -> float:
+        centre, coef, b = self.question
+        return float(1 / (1 + np.exp(-(b + (self.question_vector(row) - centre) @ coef))))
+
+
+def _names():
+    from hindsight.rules.relevance import NAMES
+
+    return NAMES
+
+
+def _judged(rows: list[dict], kinds: tuple[str, ...]) -> list[dict]:
+    return [r for r in rows if r["kind"] in kinds and r["hits"]]  # a question naming a time is not judged
+
+
+def withheld(rows, m: Model, at: float) -> float:
+    chosen = _judged(rows, ("ide",))
+    return sum(m.anything(r) < at for r in chosen) / max(1, len(chosen))
+
+
+def empty(rows, m: Model, at: float, kinds) -> float:
+    chosen = _judged(rows, kinds)
+    return sum(m.anything(r) < at for r in chosen) / max(1, len(chosen))
+
+
+def hook(rows, m: Model, at: float, hit_at: float) -> tuple[float, float]:
+    """(gold shown for the prompts a memory bears on, block empty for the others)."""
+
+    def shown(r):
+        return [h for h in r["hits"] if m.anything(r) >= at and m.p(h) >= hit_at]
+
+    some, none = _judged(rows, ("hook-relevant",)), _judged(rows, ("hook-none",))
+    gold = sum(any(h["gold"] for h in shown(r)) for r in some) / max(1, len(some))
+    return gold, sum(not shown(r) for r in none) / max(1, len(none))
+
+
+def thresholds(rows: list[dict], m: Model) -> tuple[float, float, float]:
+    grid = [round(t, 2) for t in np.arange(0.02, 0.96, 0.02)]
+    relevant_at = max((t for t in grid if withheld(rows, m, t) <= 0.02), default=0.02)
+    best = max(
+        ((min(hook(rows, m, at, hit)), at, hit) for at in grid for hit in (0.02, 0.05, 0.1, 0.2, 0.3)),
+        key=lambda found: (found[0], found[1]),
+    )
+    return relevant_at, best[1], best[2]
+
+
+def report(rows: list[dict], m: Model, relevant_at: float, inject_at: float, inject_hit: float) -> None:
+    print("part  | hit AUC | answerable withheld | unanswerable empty: IDE no-answer (en / zh), LoCoMo other"
+          " conversation | hooks: gold shown / none empty")  # fmt: skip
+    for part in ("fit", "check"):
+        chosen = [r for r in rows if r["set"] == part]
+        en = [r for r in chosen if r["kind"] != "no-answer" or not _cjk(r["key"])]
+        zh = [r for r in chosen if r["kind"] != "no-answer" or _cjk(r["key"])]
+        gold, none = hook(chosen, m, inject_at, inject_hit)
+        print(
+            f"{part:<5} | {_auc(chosen, m):>7.2f} | {withheld(chosen, m, relevant_at):>19.3f} | "
+            f"{empty(chosen, m, relevant_at, ('no-answer',)):.2f} ({empty(en, m, relevant_at, ('no-answer',)):.2f} / "
+            f"{empty(zh, m, relevant_at, ('no-answer',)):.2f}), {empty(chosen, m, relevant_at, ('locomo-cross',)):.2f}"
+            f"{'':>30} | {gold:.2f} / {none:.2f}"
+        )
+
+
+def _cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def _auc(rows: list[dict], m: Model) -> float:
+    scores = [(m.p(h), h["gold"]) for r in rows for h in r["hits"]]
+    pos = [s for s, g in scores if g]
+    neg = np.sort([s for s, g in scores if not g])
+    return float(np.mean([np.searchsorted(neg, p) / len(neg) for p in pos])) if pos and len(neg) else float("nan")
+
+
+def _tuple(values) -> str:
+    return "(" + ", ".join(f"{v:.4g}" for v in values) + ")"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", default=str(PAIRS), help="where the pairs are written (and read with --reuse)")
+    ap.add_argument("--reuse", action="store_true", help="fit the pairs of the last run again, asking nothing")
+    args = ap.parse_args()
+    if args.reuse:
+        rows = [json.loads(line) for line in open(args.pairs, encoding="utf-8")]
+    else:
+        from hindsight.data import pg_embedded as embedded
+
+        with tempfile.TemporaryDirectory(prefix="hs-relevance-") as home:
+            try:
+                rows = asyncio.run(gather(*load(home)))
+            finally:
+                embedded.release()
+        Path(args.pairs).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    fitted = [r for r in rows if r["set"] == "fit"]
+    m = Model(fitted)
+    relevant_at, inject_at, inject_hit = thresholds(fitted, m)
+    from hindsight.rules.relevance import NAMES, QUESTION_NAMES
+
+    print(f"{len(rows)} questions, {sum(len(r['hits']) for r in rows)} pairs; fitted on {len(fitted)} questions\n")
+    print(f"CENTER = {_tuple(m.hit[0])}\nWEIGHTS = {_tuple(m.hit[1])}  # {', '.join(NAMES)}")
+    print(f"BIAS = {m.hit[2]:.4g}")
+    print(f"QUESTION_CENTER = {_tuple(m.question[0])}")
+    print(f"QUESTION_WEIGHTS = {_tuple(m.question[1])}  # {', '.join(QUESTION_NAMES)}")
+    print(f"QUESTION_BIAS = {m.question[2]:.4g}\nRELEVANT_AT = {relevant_at}")
+    print(f"INJECT_AT = {inject_at}\nINJECT_HIT = {inject_hit}\n")
+    report(rows, m, relevant_at, inject_at, inject_hit)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,84 @@
+"""Recall's verdict on its hits: how likely each is relevant (rules.relevance), and whether
+anything recalled is. The evidence is what the channels already found out; the question's
+words are read once."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..rules import bilingual, relevance
+from ..rules.changes import subject_words
+from ..rules.text import cjk_share
+
+CJK_TEXT = 0.3  # a text counts as written in a CJK script from this cjk_share (rules.changes)
+
+
+@dataclass(frozen=True)
+class Words:
+    """What the agent's memories say of the question's words (query_terms_known)."""
+
+    unknown: tuple[str, ...] = ()  # the words no memory holds
+    share: float = 0.0  # their share of the question's words
+    rarity: dict[str, float] = field(default_factory=dict)  # word -> 0 (in every memory) .. 1 (in none)
+
+    @classmethod
+    def of(cls, rows: Sequence[Any], groups: Sequence[str]) -> "Words":
+        """From query_terms_known's rows for `groups` (each a word, then its other forms)."""
+        words = [groups[r["n"] - 1].split()[0] for r in rows]
+        unknown = tuple(w for w, r in zip(words, rows) if not r["known"])
+        docs = max((r["docs"] or 0 for r in rows), default=0)
+        rarity = {w: 1.0 - math.log1p(r["df"]) / math.log1p(max(docs, 1)) for w, r in zip(words, rows)}
+        return cls(unknown, len(unknown) / len(rows) if rows else 0.0, rarity)
+
+
+def judge(
+    query: str,
+    hits: Sequence[dict[str, Any]],
+    cosines: Sequence[float],
+    words: Words,
+    lexicon: Any,
+    open_projects: Sequence[str] = (),
+) -> float:
+    """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
+    probability that anything among them is relevant."""
+    translate = bilingual.glosses(lexicon) if lexicon is not None else None
+    question = subject_words(query, translate)
+    query_cjk = cjk_share(query) >= CJK_TEXT
+    named = relevance.names_unknown(query, words.unknown)
+    judged = []
+    for rank, hit in enumerate(hits, 1):
+        covered, missing = relevance.coverage(question, hit["content"], translate, words.rarity)
+        evidence = relevance.Evidence(
+            similarity=float(hit["similarity"]),
+            lead=relevance.lead(float(hit["similarity"]), cosines),
+            coverage=covered,
+            missing=missing,
+            unknown=words.share,
+            keyword="keyword" in hit["channels"] or "shared_keyword" in hit["channels"],
+            cross=(cjk_share(hit["content"]) >= CJK_TEXT) != query_cjk,
+            short=len(question) <= 2,
+            first=1.0 / rank,
+            project=_project(hit.get("project"), open_projects),
+            named=named,
+        )
+        p = relevance.probability(evidence)
+        judged.append((p, evidence))
+        hit["relevance"] = round(p, 4)
+        hit["evidence"] = {
+            name: round(value, 4) if isinstance(value, float) else value
+            for name, value in zip(relevance.NAMES, evidence.vector())
+        }
+    return relevance.question_probability(relevance.question_vector(judged))
+
+
+def _project(project: str | None, open_projects: Sequence[str]) -> int:
+    if not open_projects or project is None:
+        return 0
+    return 1 if project in open_projects else -1
+
+
+def nothing_relevant(anything: float) -> bool:
+    """Whether the answer says nothing relevant is remembered (rules.relevance.RELEVANT_AT)."""
+    return anything < relevance.RELEVANT_AT

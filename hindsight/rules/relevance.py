@@ -1,0 +1,174 @@
+"""Whether a recalled memory is relevant to the question, as a probability. Pure: the
+evidence recall already has in, a number out.
+
+multilingual-e5 puts unrelated text at 0.73-0.88 of a question, so no cosine threshold tells
+relevant from not. What does, together (`Evidence`):
+
+    similarity  the cosine to the question
+    lead        how far it stands above the question's typical candidate (the median of the
+                candidates' cosines): an answer stands out, a question nothing answers has
+                every memory at about the same distance
+    coverage    the share of the question's words (their inflections and, across languages,
+                their glosses) the memory holds
+    missing     how rare, among the agent's memories, the rarest question word the memory
+                lacks is (1: in no memory, 0: in every one): a memory about the right service
+                that lacks the one specific word asked about ("Kotlin", "compensation")
+    unknown     the share of the question's words no memory of the agent holds at all
+    keyword     whether the keyword channel (BM25) found it
+    cross       whether the question and the memory are written in different scripts (e5
+                rates translations lower than paraphrases)
+    short       whether the question has at most two words of its own
+    first       1 / its rank: what the ranking made of every other signal (the time the
+                question names, the tools, the session, newer facts)
+    project     whether it is the open project's memory (1), global (0) or another
+                project's (-1): "this repo" questions lean on the open project
+    named       whether the question names something no memory of the agent holds: a word
+                written with a capital or a digit ("Kotlin", "SOC 2"), or a Chinese word ("年假")
+                — what it asks about was never stored, however close the rest is
+
+A logistic model weighs them (`WEIGHTS`, `BIAS`): the probability that this memory is one
+the question is after. A second one weighs the whole answer (`question_vector`: its best
+hit's probability, whether the question names something never stored, the share of its words
+no memory holds, the best lead, coverage and cosine): the probability that anything recalled
+is relevant. Both are fitted by benchmarks/relevance_fit.py on labelled pairs: the IDE
+benchmark's questions and their gold memories, questions nothing answers, LoCoMo questions
+asked of their own conversation and of another one (which cannot answer them), and the
+hooks' prompts; part of each kind is kept aside and only measured. Recall says nothing
+relevant is remembered below `RELEVANT_AT`; the IDE hooks show nothing below `INJECT_AT`, and
+then only the hits from `INJECT_HIT`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .changes import Translate, subject_words
+from .text import CJK
+
+
+@dataclass(frozen=True)
+class Evidence:
+    similarity: float
+    lead: float
+    coverage: float
+    missing: float  # how rare the rarest question word the memory lacks is (0: it lacks none)
+    unknown: float
+    keyword: bool
+    cross: bool
+    short: bool
+    first: float  # 1 / rank: what ranking made of every other signal (time, tools, session)
+    project: int  # 1: the open project's, 0: global (or no project open), -1: another project's
+    named: bool  # the question names something no memory holds (a name, a version, a Chinese term)
+
+    def vector(self) -> tuple[float, ...]:
+        return (
+            self.similarity,
+            self.lead,
+            self.coverage,
+            self.missing,
+            self.unknown,
+            float(self.keyword),
+            float(self.cross),
+            float(self.short),
+            self.first,
+            float(self.project),
+            float(self.named),
+        )
+
+
+NAMES = (
+    "similarity",
+    "lead",
+    "coverage",
+    "missing",
+    "unknown",
+    "keyword",
+    "cross",
+    "short",
+    "first",
+    "project",
+    "named",
+)
+# Fitted by benchmarks/relevance_fit.py (its table says on what, and how it does on the part kept aside).
+CENTER = (0.8103, 0.01607, 0.2751, 0.8725, 0.3003, 0.8028, 0.0533, 0.05382, 0.2929, 0.08212, 0.434)
+WEIGHTS = (1.932, 12.04, 2.759, 0.2681, -0.1588, 0.321, 1.249, -0.1727, 3.038, 0.323, -1.93)
+BIAS = -4.497
+
+# Whether anything recalled is relevant: a second logistic model over the whole answer — its
+# best hit's probability, and the question's own evidence (QUESTION_NAMES).
+QUESTION_NAMES = ("best", "named", "unknown", "lead", "coverage", "similarity")
+QUESTION_CENTER = (0.2999, 0.434, 0.3003, 0.04439, 0.5078, 0.8386)
+QUESTION_WEIGHTS = (6.725, -2.015, -0.7943, 10.52, 3.232, 80.94)
+QUESTION_BIAS = -0.7898
+RELEVANT_AT = 0.14  # the question's probability from which recall says something relevant is remembered
+INJECT_AT = 0.76  # ... from which the IDE hooks show anything
+HIT_AT = 0.02  # a hit's probability from which it is relevant (in an answer that has any)
+INJECT_HIT = 0.02  # ... from which a hook's block shows it
+
+
+def probability(e: Evidence) -> float:
+    """P(this memory is relevant | its evidence), by the fitted logistic model."""
+    return _logistic(BIAS + sum(w * (x - c) for w, x, c in zip(WEIGHTS, e.vector(), CENTER)))
+
+
+def question_vector(hits: Sequence[tuple[float, Evidence]]) -> tuple[float, ...]:
+    """The evidence about the whole answer, from each hit's (probability, evidence)."""
+    if not hits:
+        return (0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+    first = hits[0][1]
+    return (
+        max(p for p, _ in hits),
+        float(first.named),
+        first.unknown,
+        max(e.lead for _, e in hits),
+        max(e.coverage for _, e in hits),
+        max(e.similarity for _, e in hits),
+    )
+
+
+def question_probability(vector: Sequence[float]) -> float:
+    """P(something recalled is relevant | the answer's evidence), by the second model."""
+    return _logistic(QUESTION_BIAS + sum(w * (x - c) for w, x, c in zip(QUESTION_WEIGHTS, vector, QUESTION_CENTER)))
+
+
+def _logistic(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def coverage(
+    question: Sequence[frozenset[str]], text: str, translate: Translate | None, rarity: dict[str, float]
+) -> tuple[float, float]:
+    """(the share of the question's words, each a set of forms, found among the text's forms;
+    how rare the rarest word it lacks is, by `rarity`: word -> 0..1, 0.5 for one not rated)."""
+    if not question:
+        return 0.0, 0.0
+    forms = set().union(*subject_words(text, translate)) if text else set()
+    lacked = [word for word in question if not word & forms]
+    missing = max((max((rarity.get(f, 0.5) for f in word if f in rarity), default=0.5) for word in lacked), default=0.0)
+    return 1 - len(lacked) / len(question), missing
+
+
+def names_unknown(question: str, unknown: Sequence[str]) -> bool:
+    """Whether a word of the question that no memory holds is a name: written with a capital
+    or a digit where it stands in the question (not the first word), or Chinese."""
+    for word in unknown:
+        if CJK.search(word):
+            if len(word) >= 2:
+                return True
+            continue
+        for m in re.finditer(rf"(?i)(?<![\w-]){re.escape(word)}\w*", question):
+            said = m.group()
+            if m.start() > 0 and (any(c.isupper() for c in said) or any(c.isdigit() for c in said)):
+                return True
+    return False
+
+
+def lead(similarity: float, cosines: Sequence[float]) -> float:
+    """How far a cosine stands above the median of the question's candidates."""
+    if not cosines:
+        return 0.0
+    ordered = sorted(cosines)
+    return similarity - ordered[len(ordered) // 2]
