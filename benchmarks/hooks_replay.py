@@ -234,10 +234,10 @@ def report_inject(rows: list, show: bool) -> None:
             some = [bool(set(r[0]["gold"]) & set(r[1])) for r in chosen if r[0]["kind"] == "relevant"]
             either = [bool(set(r[0]["gold"]) & set(r[1] + r[2])) for r in chosen if r[0]["kind"] == "relevant"]
             none = [not r[1] for r in chosen if r[0]["kind"] == "none"]
-            print(
-                f"{part:<6} {lang:<4} | {sum(some) / max(1, len(some)):>17.2f} (n={len(some):>2}) "
-                f"{sum(either) / max(1, len(either)):>14.2f} | {sum(none) / max(1, len(none)):>11.2f} (n={len(none):>2})"
+            shown = (
+                f"{sum(some) / max(1, len(some)):>17.2f} (n={len(some):>2}) {sum(either) / max(1, len(either)):>14.2f}"
             )
+            print(f"{part:<6} {lang:<4} | {shown} | {sum(none) / max(1, len(none)):>11.2f} (n={len(none):>2})")
     standing = [len(r[2]) for r in rows]
     print(f"standing block: {statistics.mean(standing):.1f} memories on average with a session's first prompt")
     if show:

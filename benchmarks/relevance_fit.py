@@ -98,12 +98,16 @@ def load(home: str) -> tuple:
     return settings, bootstrap.prepare(settings), ide, queries, convs
 
 
-async def gather(settings, url, ide, queries, convs) -> list[dict]:
+async def gather(settings, url, ide, queries, convs, limit: int | None = None) -> list[dict]:
     from hindsight import services
 
+    if limit:
+        queries, convs = queries[:limit], [dict(c, qa=c["qa"][:limit]) for c in convs]
     now = datetime.fromisoformat(ide.DEFAULT_NOW)
     unanswerable = [json.loads(x) for x in open(HERE / "data" / "no_answer_questions.jsonl", encoding="utf-8")]
     prompts = [json.loads(x) for x in open(HERE / "data" / "hook_prompts.jsonl", encoding="utf-8")]
+    if limit:
+        unanswerable, prompts = unanswerable[:limit], prompts[:limit] + prompts[-limit:]
     rows: list[dict] = []
 
     def add(kind: str, key: str, part: str, hits: list[dict], answerable: bool) -> None:
@@ -267,6 +271,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", default=str(PAIRS), help="where the pairs are written (and read with --reuse)")
     ap.add_argument("--reuse", action="store_true", help="fit the pairs of the last run again, asking nothing")
+    ap.add_argument("--limit", type=int, help="ask only the first N questions of each source (a smoke run)")
     args = ap.parse_args()
     if args.reuse:
         rows = [json.loads(line) for line in open(args.pairs, encoding="utf-8")]
@@ -275,7 +280,7 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory(prefix="hs-relevance-") as home:
             try:
-                rows = asyncio.run(gather(*load(home)))
+                rows = asyncio.run(gather(*load(home), limit=args.limit))
             finally:
                 embedded.release()
         Path(args.pairs).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

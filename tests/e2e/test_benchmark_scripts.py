@@ -39,6 +39,8 @@ RUNS = [
 NEEDS_SHARED = [  # the shared benchmark data beside the checkout
     ("locomo.py", ["--convs", "conv-30"], "R@10"),
     ("abstention.py", ["--limit", "6"], "empty prompt"),
+    ("hooks_replay.py", ["--limit", "24"], "latency of a hook call"),
+    ("relevance_fit.py", ["--limit", "8", "--pairs", "{tmp}/pairs.jsonl"], "RELEVANT_AT"),
 ]
 HELPERS = {"corpus.py", "locomo_adapter.py"}  # imported or launched by the scripts above
 COVERED = {"tenants.py"}  # run at a tiny size, and its table checked, by test_tenants_benchmark.py
@@ -52,6 +54,7 @@ def test_every_script_is_listed():
 def _run(tmp_path, name, args, word):
     env = {**os.environ, "HINDSIGHT_HOME": str(tmp_path / "home"), "HINDSIGHT_LOG_LEVEL": "WARNING"}
     env.pop("HINDSIGHT_DATABASE_URL", None)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / name), *args],
         cwd=ROOT,
