@@ -17,24 +17,12 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from ..hooks.sockets import socket_for
 
 WAIT_SECONDS = 12.0  # the server waits up to its HOOK_WAIT for its services; the client's timeout is larger
 MAX_ANSWER = 4 * 1024 * 1024
-
-
-def runtime_dir() -> Path:
-    """Where the stdio servers' hook sockets are: $XDG_RUNTIME_DIR/hindsight, else a folder of
-    this user's in the temporary folder (short enough for a socket's path)."""
-    base = os.environ.get("XDG_RUNTIME_DIR")
-    if base and Path(base).is_dir():
-        return Path(base) / "hindsight"
-    return Path(tempfile.gettempdir()) / f"hindsight-{os.getuid()}"
-
-
-def socket_for(pid: int) -> Path:
-    return runtime_dir() / f"hooks-{pid}.sock"
 
 
 def _parent(pid: int) -> int | None:

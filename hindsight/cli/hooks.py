@@ -1,24 +1,16 @@
 """`hindsight hooks install | uninstall | capture`: the IDE's lifecycle hooks in its settings
-file, and a project's switch for capture.
+file (cli/hook_blocks.py says which entries, and how each client runs them), and a project's
+switch for capture.
 
-Claude Code's hooks are `mcp_tool` hooks: each calls the `hook` tool of the hindsight server
-Claude Code already runs (no process per event, the embedder already loaded). Measured with
-Claude Code 2.1.328 (tests/e2e/test_hooks_claude_code.py, benchmarks/hook_latency.py): a
-prompt's hook answers in tens of milliseconds. Two moments the server cannot serve that way:
-SessionStart at startup (the server is still connecting: Claude Code skips the call and
-records an error), and SessionEnd (Claude Code has closed the server by then). So
-SessionStart is hooked on clear and compact only, and a session's standing preferences come
-with its first prompt instead; a session's outcome is kept at the end of every turn (Stop)
-and before a compaction (PreCompact), which SessionEnd would only repeat.
-
-Install merges hindsight's entries into the settings file: the user's own hooks stay as they
+Install merges hindsight's entries into the client's file: the user's own hooks stay as they
 are, hindsight's earlier entries are replaced (installing twice changes nothing), the file is
-backed up first (settings.json.bak-<time>), and `--print` only shows the result.
+backed up first (<file>.bak-<time>), and `--print` only shows the result. Gemini CLI and
+Codex run a command per event: `hindsight-hook` (cli/hook_client.py), which hands the event
+to the hindsight server the same client runs.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import shutil
 import sys
@@ -29,94 +21,33 @@ from typing import Any
 from ..config import Settings
 from ..errors import InvalidInput
 from ..hooks.events import NO_CAPTURE
+from . import hook_blocks as blocks
 
-TOOL = "hook"
-FIELDS = {  # Claude Code's hook input, by event: what the `hook` tool is given
-    "SessionStart": {"source": "${source}"},
-    "UserPromptSubmit": {"prompt": "${prompt}"},
-    "PostToolUse": {"tool_name": "${tool_name}", "tool_input": "${tool_input}", "tool_response": "${tool_response}"},
-    "PostToolUseFailure": {"tool_name": "${tool_name}", "tool_input": "${tool_input}", "error": "${error}"},
-    "PreCompact": {"source": "${trigger}", "transcript_path": "${transcript_path}"},
-    "Stop": {"transcript_path": "${transcript_path}"},
+FILES = {  # client -> (its folder, the settings file hooks live in)
+    "claude-code": (".claude", "settings.json"),
+    "gemini": (".gemini", "settings.json"),
+    "codex": (".codex", "hooks.json"),
+    "cursor": (".cursor", "hooks.json"),
 }
-MATCHERS = {
-    "SessionStart": "clear|compact",  # at startup the server is not connected yet (see above)
-    "PostToolUse": "Bash|Edit|MultiEdit|Write|NotebookEdit",  # commands, and the edits a fix is made of
-    "PostToolUseFailure": "*",
-}
-TIMEOUT = 15  # seconds; the tool answers {} after 12 (server.hook_tool.HOOK_WAIT)
 
 
-def claude_hooks(server: str = "hindsight") -> dict[str, list[dict[str, Any]]]:
-    """hindsight's hooks for Claude Code, event by event."""
-    out = {}
-    for event, fields in FIELDS.items():
-        call = {
-            "type": "mcp_tool",
-            "server": server,
-            "tool": TOOL,
-            "input": {"event": event, "session_id": "${session_id}", "cwd": "${cwd}", **fields},
-            "timeout": TIMEOUT,
-        }
-        entry: dict[str, Any] = {"hooks": [call]}
-        if event in MATCHERS:
-            entry["matcher"] = MATCHERS[event]
-        out[event] = [entry]
-    return out
-
-
-def ours(hook: Any, server: str) -> bool:
-    return (
-        isinstance(hook, dict)
-        and hook.get("type") == "mcp_tool"
-        and hook.get("server") == server
-        and hook.get("tool") == TOOL
-    )
-
-
-def without_ours(settings: dict[str, Any], server: str) -> dict[str, Any]:
-    """`settings` with hindsight's hook entries taken out (and events or entries left empty)."""
-    out = copy.deepcopy(settings)
-    hooks = out.get("hooks")
-    if not isinstance(hooks, dict):
-        return out
-    for event in list(hooks):
-        entries = hooks[event] if isinstance(hooks[event], list) else []
-        kept = []
-        for entry in entries:
-            inner = entry.get("hooks") if isinstance(entry, dict) else None
-            if isinstance(inner, list):
-                rest = [h for h in inner if not ours(h, server)]
-                if not rest:
-                    continue
-                entry = {**entry, "hooks": rest}
-            kept.append(entry)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
-    if not hooks:
-        del out["hooks"]
-    return out
-
-
-def merged(settings: dict[str, Any], server: str) -> dict[str, Any]:
-    """`settings` with hindsight's hooks in it, once, after the user's own."""
-    out = without_ours(settings, server)
-    hooks = out.setdefault("hooks", {})
-    for event, entries in claude_hooks(server).items():
-        hooks.setdefault(event, []).extend(entries)
-    return out
-
-
-def settings_file(scope: str, project: Path | None = None) -> Path:
-    """Claude Code's settings file of a scope: user (~/.claude/settings.json), project
-    (<project>/.claude/settings.json, shared through the repository) or local
-    (<project>/.claude/settings.local.json, this machine only)."""
+def settings_file(scope: str, project: Path | None = None, client: str = "claude-code") -> Path:
+    """The client's file of a scope: user (~/.claude/settings.json …), project
+    (<project>/.claude/settings.json, shared through the repository) or local (Claude Code's
+    <project>/.claude/settings.local.json, this machine only)."""
+    folder, name = FILES[client]
     if scope == "user":
-        return Path.home() / ".claude" / "settings.json"
-    folder = (project or Path.cwd()) / ".claude"
-    return folder / ("settings.json" if scope == "project" else "settings.local.json")
+        return Path.home() / folder / name
+    if scope == "local" and client != "claude-code":
+        raise InvalidInput("scope", f"local is Claude Code's (settings.local.json); for {client} use user or project")
+    return (project or Path.cwd()) / folder / (name if scope == "project" else "settings.local.json")
+
+
+def _block(client: str, server: str) -> dict:
+    if client == "claude-code":
+        return blocks.claude(server)
+    beside = Path(sys.executable).parent / "hindsight-hook"
+    return blocks.commands(client, str(beside) if beside.exists() else "hindsight-hook")
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -143,15 +74,15 @@ def _write(path: Path, settings: dict[str, Any]) -> Path | None:
 
 
 def _change(args, settings: Settings, install: bool) -> int:
-    if args.client != "claude-code":
-        raise InvalidInput("client", f"{args.client!r}: hooks are written for claude-code (see the README for others)")
-    path = (
-        Path(args.file)
-        if args.file
-        else settings_file(args.scope, Path(args.project_dir) if args.project_dir else None)
-    )
+    project = Path(args.project_dir) if args.project_dir else None
+    path = Path(args.file) if args.file else settings_file(args.scope, project, args.client)
     before = _read(path)
-    after = merged(before, args.server) if install else without_ours(before, args.server)
+    ours = blocks.is_ours(args.client, args.server)
+    after = (
+        blocks.merged(before, _block(args.client, args.server), ours) if install else blocks.without_ours(before, ours)
+    )
+    if install and args.client == "cursor":
+        after.setdefault("version", 1)
     if args.print:
         print(json.dumps(after, indent=2, ensure_ascii=False))
         return 0
@@ -165,12 +96,19 @@ def _change(args, settings: Settings, install: bool) -> int:
     saved = f" (the previous file is {backup})" if backup else ""
     print(f"hindsight's hooks {done} {path}{saved}", file=sys.stderr)
     if install:
-        print(
-            f"they call the `{TOOL}` tool of the MCP server {args.server!r}: add it too if you have not "
-            "(hindsight mcp-config --client claude-code --entry | claude mcp add-json --scope user hindsight -)",
-            file=sys.stderr,
-        )
+        print(NEXT[args.client].format(server=args.server), file=sys.stderr)
     return 0
+
+
+NEXT = {
+    "claude-code": "they call the `hook` tool of the MCP server {server!r}: add it too if you have not "
+    "(hindsight mcp-config --client claude-code --entry | claude mcp add-json --scope user hindsight -)",
+    "gemini": "they reach the hindsight server Gemini CLI runs (hindsight mcp-config --client gemini)",
+    "codex": "they reach the hindsight server Codex runs (hindsight mcp-config --client codex); Codex reads "
+    "hooks with `[features] codex_hooks = true` in ~/.codex/config.toml",
+    "cursor": "they reach the hindsight server Cursor runs (hindsight mcp-config --client cursor); Cursor's "
+    "prompt hook cannot add context: it captures, recall stays the model's (retrieve_memory)",
+}
 
 
 def cmd_install(args, settings: Settings) -> int:

@@ -220,13 +220,13 @@ def _hooks(command: Commands, p: Shared) -> None:
         ("uninstall", hooks.cmd_uninstall, "take hindsight's hooks out of the client's settings"),
     ):
         a = actions(name, handler, what)
-        a.add_argument("--client", default="claude-code", choices=("claude-code",), help="whose settings")
+        a.add_argument("--client", default="claude-code", choices=hooks.blocks.CLIENTS, help="whose settings")
         a.add_argument(
             "--scope",
             default="user",
             choices=("user", "project", "local"),
-            help="user: ~/.claude/settings.json (default); project: .claude/settings.json; local: "
-            ".claude/settings.local.json",
+            help="user: ~/.claude/settings.json (~/.gemini/settings.json, ~/.codex/hooks.json, ~/.cursor/hooks.json; "
+            "the default); project: the same in the project's folder; local: .claude/settings.local.json",
         )
         a.add_argument("--project-dir", help="the project's folder for --scope project or local (default: here)")
         a.add_argument("--file", help="this settings file instead of the scope's")

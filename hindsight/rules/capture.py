@@ -269,18 +269,29 @@ def _command(name: str, arguments: dict) -> str | None:
     return without_private(command) if isinstance(command, str) and command.strip() else None
 
 
+_EXIT_CODE = re.compile(r"(?im)^\s*Exit Code:\s*(-?\d+)\s*$")  # how Gemini CLI's shell tool reports it
+_OUTPUT = re.compile(r"(?s)Output:\s*(.*?)(?:\n(?:Exit Code|Process Group PGID|Error):|</untrusted_context>|\Z)")
+
+
 def _shell_failed(name: str, output: Any) -> bool:
     """A shell tool that reports its exit code in its output (Gemini CLI, Codex) and failed."""
+    if name not in SHELL_TOOLS:
+        return False
     found = _as_dict(output)
     for key in ("exit_code", "exitCode", "returncode"):
-        if isinstance(found.get(key), int) and found[key] != 0:
-            return name in SHELL_TOOLS
-    return False
+        if isinstance(found.get(key), int):
+            return found[key] != 0
+    text = found.get("llmContent") if isinstance(found.get("llmContent"), str) else output
+    code = _EXIT_CODE.search(text) if isinstance(text, str) else None
+    return bool(code) and code.group(1) != "0"
 
 
 def _shell_error(output: Any) -> str:
     found = _as_dict(output)
-    return str(found.get("stderr") or found.get("output") or found.get("stdout") or output or "")
+    text = found.get("stderr") or found.get("output") or found.get("llmContent") or found.get("stdout") or output or ""
+    if isinstance(text, str) and (said := _OUTPUT.search(text)):
+        return said.group(1)
+    return str(text)
 
 
 def _call(tool: str, arguments: dict) -> str:

@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 
 from .. import services, version
 from ..config import Settings
-from . import hook_tool, protocol, resources
+from . import hook_socket, hook_tool, protocol, resources
 from .arguments import strict_tool
 from .boundary import HindsightServer
 from .front import Front
@@ -48,11 +48,16 @@ def build(
         async with services.opening(settings, url, wait=url is not None, started_db=started_db) as opened:
             mcp.opening = opened
             recording = asyncio.ensure_future(mcp.open_projects.record_folder(opened))
+            socket = hook_socket.listening(opened, _open_now) if roots else contextlib.nullcontext()
             try:
-                yield opened
+                async with socket:  # command hooks (hindsight-hook) reach this server there
+                    yield opened
             finally:
                 recording.cancel()
                 mcp.opening = None
+
+    async def _open_now() -> str | None:
+        return next(iter(mcp.open_projects.known()), None)
 
     mcp = HindsightServer(
         "hindsight",

@@ -19,6 +19,7 @@ from mcp.server.mcpserver import Context
 
 from ..hooks import events
 from ..hooks.service import Answer
+from ..services import Services
 from .params import AgentId
 from .roots import named_folder
 from .tools import open_project, services_of
@@ -61,25 +62,31 @@ async def hook(
 async def _handle(ctx: Context, fields: dict[str, Any], agent_id: str | None) -> str:
     s = await services_of(ctx)
     found = events.from_fields(fields)
-    folder = _folder(found.cwd)
-    project = folder[1] if folder else await open_project(ctx)
-    answer = await s.hooks.handle(
-        s.acting_for(agent_id),
-        found,
-        project,
-        capture=events.capturing(s.settings.capture, found.cwd, folder),
-        transcripts=getattr(ctx.mcp_server, "local", False),
+    answer = await answer_event(
+        s, found, s.acting_for(agent_id), await open_project(ctx), getattr(ctx.mcp_server, "local", False)
     )
     return output(found.name, answer)
 
 
-def output(event: str, answer: Answer) -> str:
-    """The hook's JSON output (Claude Code): the context for the model, or nothing."""
+async def answer_event(s: Services, found: events.HookEvent, agent: str, open_now: str | None, local: bool) -> Answer:
+    """One event for `agent`: its project from its folder (else the one open), capture unless
+    turned off there; transcripts are read only by a server `local` to the client."""
+    folder = _folder(found.cwd)
+    project = folder[1] if folder else open_now
+    capture = events.capturing(s.settings.capture, found.cwd, folder)
+    return await s.hooks.handle(agent, found, project, capture=capture, transcripts=local)
+
+
+def output(event: str, answer: Answer, client: str = "claude-code", named: str | None = None) -> str:
+    """The hook's JSON output: the context for the model on a prompt or a session's start,
+    under the client's own name for the event (`named`: Gemini CLI's BeforeAgent); `{}`
+    otherwise. Cursor's prompt hook cannot add context: it is told to go on."""
+    if client == "cursor":
+        return json.dumps({"continue": True}) if event == "UserPromptSubmit" else "{}"
     if not answer.context or event not in ("UserPromptSubmit", "SessionStart"):
         return "{}"
-    return json.dumps(
-        {"hookSpecificOutput": {"hookEventName": event, "additionalContext": answer.context}}, ensure_ascii=False
-    )
+    body = {"hookEventName": named or event, "additionalContext": answer.context}
+    return json.dumps({"hookSpecificOutput": body}, ensure_ascii=False)
 
 
 _FOLDERS: dict[str, tuple[str, str, str] | None] = {}
