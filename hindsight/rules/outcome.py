@@ -36,15 +36,15 @@ class Outcome:
 
     def text(self, day: str, project: str | None) -> str:
         where = f" in {project}" if project else ""
-        parts = [f"Session of {day}{where}: {self.goal or 'no prompt'}."]
+        parts = [f"Session of {day}{where}: {_end(self.goal or 'no prompt')}"]
         if self.failed:
-            parts.append("Failed: " + "; ".join(self.failed) + ".")
+            parts.append("Failed: " + _end("; ".join(self.failed)))
         if self.fixed:
-            parts.append("Fixed: " + "; ".join(self.fixed) + ".")
+            parts.append("Fixed: " + _end("; ".join(self.fixed)))
         if self.edited:
-            parts.append("Edited: " + ", ".join(self.edited) + ".")
+            parts.append("Edited: " + _end(", ".join(self.edited)))
         if self.decided:
-            parts.append("Decided: " + "; ".join(self.decided) + ".")
+            parts.append("Decided: " + _end("; ".join(self.decided)))
         return " ".join(parts)
 
 
@@ -109,6 +109,11 @@ def _result_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
     return ""
+
+
+def _end(text: str) -> str:
+    """`text` ending with one full stop (not two after one of its own, nor after ? or !)."""
+    return text if text.endswith((".", "?", "!", "。", "？", "！", "…")) else text + "."
 
 
 def _cut(text: str, limit: int) -> str:

@@ -112,9 +112,14 @@ async def test_a_stated_preference_is_kept_global_and_private_text_never_stored(
     session = await _run(claude, said, project, [[text("Understood.")]], allowed=("Bash",))
     assert session.returncode == 0, session.stderr
     listed = json.loads(_shell(claude, "hindsight list --json", project).stdout)["memories"]
-    kept = [m for m in listed if m["metadata"].get("source") == "hook"]
-    assert [m["content"] for m in kept] == ["From now on always use pnpm, never npm."], kept
-    assert kept[0]["project"] is None and kept[0]["memory_type"] == "semantic"  # about the user: every repository
+    kept = {m["metadata"]["reason"]: m for m in listed if m["metadata"].get("source") == "hook"}
+    preference = kept["preference"]
+    assert preference["content"] == "From now on always use pnpm, never npm."
+    assert preference["project"] is None and preference["memory_type"] == "semantic"  # about the user: every repository
+    outcome = kept["session_outcome"]  # the session, at its Stop: what was decided, in this repository
+    assert outcome["project"] == "basket" and outcome["content"].endswith(
+        "Decided: From now on always use pnpm, never npm."
+    )
     everything = _shell(claude, "hindsight export", project).stdout
     assert "hunter2" not in everything and not re.search(r"staging password", everything)
 
