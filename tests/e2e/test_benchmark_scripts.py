@@ -22,6 +22,7 @@ RUNS = [
     ("decay_table.py", [], "importance"),
     ("dedup_threshold.py", [], "threshold"),
     ("fuzz.py", ["--cases", "15"], "calls sent"),
+    ("hook_latency.py", ["--sessions", "1", "--prompts", "2", "--commands", "2", "--memories", "20"], "p95"),
     ("hostile_store.py", ["--size", "2048", "--shapes", "one letter,base64"], "store s"),
     ("http_load.py", ["--clients", "2", "--seconds", "3"], "calls"),
     ("import_rate.py", ["--lines", "40", "--workers", "1", "--rounds", "1"], "memories"),
