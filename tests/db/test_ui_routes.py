@@ -388,3 +388,18 @@ async def test_the_decay_charts_cut_line_sits_on_its_tick(client):
     label = float(re.search(r'<text x="([\d.]+)"[^>]*>0\.3</text>', svg).group(1))
     ticks = [float(x) for x in re.findall(r'<line x1="([\d.]+)" x2="\1" y1="174" y2="178"', svg)]
     assert cut == label and cut in ticks  # was: the line at 217.4, its label and tick at 246.3
+
+
+# Issue 30: what the IDE's hooks captured shows as theirs, with its session -------------------
+
+
+async def test_a_memory_the_hooks_captured_says_so_on_its_page(client, services):
+    stored = await services.memories.store(
+        "dev",
+        "`sh check.sh` failed: error: .env.test is missing. Fixed: then `cp .env.example .env.test` worked.",
+        memory_type="procedural",
+        session_id="a1c743c0-hooks",
+        metadata={"source": "hook", "hook": "PostToolUse", "reason": "error_and_fix"},
+    )
+    page = unescape((await client.get(f"/memory/{stored['id']}")).text)
+    assert "<dt>captured by</dt><dd>the IDE's PostToolUse hook in session a1c743c0-hooks</dd>" in page
