@@ -67,7 +67,7 @@ def main() -> None:
         "--sweep",
         type=json.loads,
         action="append",
-        help='scoring weights to try instead of the defaults, as JSON: {"abstain_unknown": 0.5}',
+        help='scoring weights to try instead of the defaults, as JSON: {"alpha": 0.5}',
     )
     args = ap.parse_args()
     ide, memories, queries = load_bench(Path(args.bench))

@@ -14,11 +14,14 @@ The pairs: every hit of recall's top 10 (its evidence, recall/judge.py) for
 Kept aside (`check`): the IDE questions of odd number, the other half of the unanswerable
 questions and of the hooks' prompts, and two of the four LoCoMo conversations (conv-41 and
 conv-50, asked of themselves and of each other). The logistic model is fitted on the rest;
-the two thresholds are chosen there too: RELEVANT_AT, the highest that withholds at most 2 %
+the thresholds are chosen there too: RELEVANT_AT, the highest that withholds at most 2 %
 of the answerable questions (an answer says nothing_relevant although the store answers it),
-and INJECT_AT, the hook's, where its block shows a gold memory for 90 % of the prompts a memory
-bears on. Everything is then measured on both parts. `--reuse` refits from the pairs of the
-last run (`--pairs`) without asking again.
+INJECT_AT, the hook's, where its block shows a gold memory for 90 % of the prompts a memory
+bears on, and the block's floor (HIT_AT, BEST_SHARE of the best hit): the one that shows
+the fewest other hits while the block keeps a gold memory for all but 2 % of the IDE and hook
+questions that have one in their top 5 (LoCoMo's cost is reported beside). Everything is
+then measured on both parts. `--reuse` refits from the pairs of the last run (`--pairs`)
+without asking again.
 """
 
 from __future__ import annotations
@@ -187,7 +190,7 @@ class Model:
     def question_vector(self, row: dict) -> np.ndarray:
         from hindsight.rules.relevance import Evidence, question_vector
 
-        judged = [(self.p(h), Evidence(*[h["evidence"][n] for n in _names()])) for h in row["hits"]]
+        judged = [(self.p(h), Evidence(*[h["evidence"][n] for n in _names()[:11]])) for h in row["hits"]]
         return np.array(question_vector(judged))
 
     def anything(self, row: dict) -> float:
@@ -226,6 +229,30 @@ def hook(rows, m: Model, at: float, hit_at: float) -> tuple[float, float]:
     return gold, sum(not shown(r) for r in none) / max(1, len(none))
 
 
+def block(rows, m: Model, hit_at: float, share: float, kinds=("ide", "hook-relevant")) -> tuple[float, float]:
+    """(the share of the questions whose top 5 hold a gold memory that still show one when
+    the hits below the floor — `hit_at`, and `share` of the best hit's — are left out; the
+    other hits shown per question)."""
+    chosen, kept, padding = _judged(rows, kinds), 0, 0
+    for r in chosen:
+        ps = [m.p(h) for h in r["hits"]]
+        floor = max(hit_at, share * max(ps))
+        shown = [h for h, p in zip(r["hits"][:5], ps) if p >= floor]
+        kept += any(h["gold"] for h in shown)
+        padding += sum(not h["gold"] for h in shown)
+    some = sum(any(h["gold"] for h in r["hits"][:5]) for r in chosen)
+    return kept / max(1, some), padding / max(1, len(chosen))
+
+
+def hit_floor(rows: list[dict], m: Model) -> tuple[float, float]:
+    """HIT_AT and BEST_SHARE: the floor that shows the fewest other hits while the block keeps
+    a gold memory for all but 2 % of the questions it keeps one for with no floor."""
+    base, _ = block(rows, m, 0.0, 0.0)
+    grid = [(a, sh) for a in (0.02, 0.03, 0.05, 0.08, 0.1) for sh in (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3)]
+    fair = [(block(rows, m, a, sh)[1], a, sh) for a, sh in grid if block(rows, m, a, sh)[0] >= base - 0.02]
+    return min(fair)[1:]
+
+
 def thresholds(rows: list[dict], m: Model) -> tuple[float, float, float]:
     grid = [round(t, 2) for t in np.arange(0.02, 0.96, 0.02)]
     relevant_at = max((t for t in grid if withheld(rows, m, t) <= 0.02), default=0.02)
@@ -234,6 +261,15 @@ def thresholds(rows: list[dict], m: Model) -> tuple[float, float, float]:
         key=lambda found: (found[0], found[1]),
     )
     return relevant_at, best[1], best[2]
+
+
+def report_block(rows: list[dict], m: Model, hit_at: float, share: float) -> None:
+    print("\nthe block's floor | part  | IDE + hooks: gold kept, others shown | LoCoMo: gold kept, others shown")
+    for name, (a, sh) in (("none", (0.0, 0.0)), (f"{hit_at} / {share} of best", (hit_at, share))):
+        for part in ("fit", "check"):
+            chosen = [r for r in rows if r["set"] == part]
+            ide, locomo = block(chosen, m, a, sh), block(chosen, m, a, sh, ("locomo-own",))
+            print(f"{name:<17} | {part:<5} | {ide[0]:.3f}, {ide[1]:.2f}{'':>23} | {locomo[0]:.3f}, {locomo[1]:.2f}")
 
 
 def report(rows: list[dict], m: Model, relevant_at: float, inject_at: float, inject_hit: float) -> None:
@@ -295,8 +331,10 @@ def main() -> None:
     print(f"QUESTION_CENTER = {_tuple(m.question[0])}")
     print(f"QUESTION_WEIGHTS = {_tuple(m.question[1])}  # {', '.join(QUESTION_NAMES)}")
     print(f"QUESTION_BIAS = {m.question[2]:.4g}\nRELEVANT_AT = {relevant_at}")
-    print(f"INJECT_AT = {inject_at}\nINJECT_HIT = {inject_hit}\n")
+    hit_at, share = hit_floor(fitted, m)
+    print(f"INJECT_AT = {inject_at}\nINJECT_HIT = {inject_hit}\nHIT_AT = {hit_at}\nBEST_SHARE = {share}\n")
     report(rows, m, relevant_at, inject_at, inject_hit)
+    report_block(rows, m, hit_at, share)
 
 
 if __name__ == "__main__":

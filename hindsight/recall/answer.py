@@ -16,8 +16,9 @@ def answer(
     what reaches the model. `abstain`: nothing recalled is relevant (scoring.nothing_relevant):
     the JSON says so and marks every memory; the prompt block holds none."""
     scoring.monotone_confidence(hits)
+    floor = relevance.hit_floor([h["relevance"] for h in hits])
     for hit in hits:
-        hit["relevant"] = not abstain and hit["relevance"] >= relevance.HIT_AT
+        hit["relevant"] = not abstain and hit["relevance"] >= floor
     result: dict[str, Any] = {"nothing_relevant": True} if abstain else {}
     result["relevance"] = round(anything, 4)  # how likely anything recalled is relevant (rules.relevance)
     if req.open_projects:
@@ -30,8 +31,8 @@ def answer(
         }
     if req.format == "prompt":
         shown = [h for h in hits if h["relevant"]]
-        result["prompt"] = scoring.prompt_block(shown, estimate_tokens, req.max_tokens)
-        result["ids"] = [h["id"] for h in shown]
+        newer = {str(h["id"]): h for h in hits}
+        result["prompt"], result["ids"] = scoring.prompt_block(shown, estimate_tokens, req.max_tokens, newer)
         result["token_estimate"] = estimate_tokens(result["prompt"])
         return result
     result["memories"] = hits

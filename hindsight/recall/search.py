@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Callable, NamedTuple, Protocol
 
@@ -21,6 +22,8 @@ from . import lexicon
 from .answer import answer
 from .judge import Words, judge, nothing_relevant
 from .request import Hints, Request, check
+
+_TIMINGS: ContextVar[dict[str, float]] = ContextVar("recall_timings")
 
 CANDIDATES = 50  # per channel
 POSTINGS_PER_TERM = 1000  # BM25 reads at most this many postings of each query term
@@ -60,10 +63,16 @@ class Recall:
         self._decay_clock: tuple[float, datetime | None] = (0.0, None)
         self._plans: dict[str, tuple[float, bool]] = {}  # agent -> (when, exact scan?)
         self._words: bilingual.Lexicon | None = None
-        self.timings: dict[str, float] = {}  # ms per stage of the last call (benchmarks read it)
+
+    @property
+    def timings(self) -> dict[str, float]:
+        """ms per stage of this task's last call (benchmarks read it): each task its own, so
+        calls at once do not overwrite each other's."""
+        return _TIMINGS.get({})
 
     async def retrieve(self, agent_id: Any, query: Any, **options: Any) -> dict[str, Any]:
         started = time.perf_counter()
+        _TIMINGS.set({})
         req = check(agent_id, query, **options)
         window = timeparse.resolve(req.query, req.as_of, self.tz)
         use_decay = not req.as_of_given or await self._decay_applies(req.as_of)
@@ -71,7 +80,7 @@ class Recall:
         ranked_at = time.perf_counter()
         keep = req.top_k * (RERANK_DEPTH if self.reranker is not None else 1)
         hits = self._rank(req, rows, found, window, use_decay)[:keep]
-        self.timings.update(
+        _TIMINGS.get().update(
             rank=(time.perf_counter() - ranked_at) * 1000,
             candidates=len(rows),
             total=(time.perf_counter() - started) * 1000,
@@ -144,13 +153,15 @@ class Recall:
                 missing[key] = missing.get(key, False) or strong
         if missing:
             _merge(rows, await self._rows(filters, missing), missing)
-        self.timings = {
-            "embed": (embedded_at - began) * 1000,
-            "keyword_wait": (waited_at - embedded_at) * 1000,
-            "vector_sql": (vector_at - waited_at) * 1000,
-            "rows_sql": (time.perf_counter() - vector_at) * 1000,
-            "candidates_sql": (time.perf_counter() - waited_at) * 1000,
-        }
+        _TIMINGS.get().update(
+            {
+                "embed": (embedded_at - began) * 1000,
+                "keyword_wait": (waited_at - embedded_at) * 1000,
+                "vector_sql": (vector_at - waited_at) * 1000,
+                "rows_sql": (time.perf_counter() - vector_at) * 1000,
+                "candidates_sql": (time.perf_counter() - waited_at) * 1000,
+            }
+        )
         query = _unit(vector)
         cosines = {  # key -> (cosine to the query, found by the vector channel)
             key: (nearest[key], True) if key in nearest else (float(_unit(row["embedding"]) @ query), False)
@@ -363,7 +374,6 @@ _HIT_FIELDS = (
 def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:
     hit = row_to_dict({k: row[k] for k in _HIT_FIELDS})
     hit["score"] = round(cand.score, 6)
-    hit["confidence"] = scoring.confidence(cand.similarity, cand.channels)
     hit["channels"] = sorted(cand.channels)
     hit["similarity"] = round(cand.similarity, 4)
     hit["score_parts"] = {k: round(val, 4) for k, val in cand.parts.items()}

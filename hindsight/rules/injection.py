@@ -74,7 +74,7 @@ def worth_showing(answer: dict[str, Any], hit: dict[str, Any], shown: set[str], 
     costs more than it gives), the hit is too (INJECT_HIT), and the session has not seen it."""
     if answer.get("nothing_relevant") or float(answer.get("relevance", 0.0)) < relevance.INJECT_AT:
         return False
-    if float(hit.get("relevance", 0.0)) < relevance.INJECT_HIT or str(hit["id"]) in shown:
+    if not hit.get("relevant") or float(hit.get("relevance", 0.0)) < relevance.INJECT_HIT or str(hit["id"]) in shown:
         return False
     return not (session_id and hit.get("session_id") == session_id)  # written in this session: in its context
 

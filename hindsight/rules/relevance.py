@@ -9,7 +9,8 @@ relevant from not. What does, together (`Evidence`):
                 candidates' cosines): an answer stands out, a question nothing answers has
                 every memory at about the same distance
     coverage    the share of the question's words (their inflections and, across languages,
-                their glosses) the memory holds
+                their glosses) the memory holds, each weighed by its rarity among the agent's
+                memories (a word every memory holds counts for little)
     missing     how rare, among the agent's memories, the rarest question word the memory
                 lacks is (1: in no memory, 0: in every one): a memory about the right service
                 that lacks the one specific word asked about ("Kotlin", "compensation")
@@ -34,8 +35,10 @@ is relevant. Both are fitted by benchmarks/relevance_fit.py on labelled pairs: t
 benchmark's questions and their gold memories, questions nothing answers, LoCoMo questions
 asked of their own conversation and of another one (which cannot answer them), and the
 hooks' prompts; part of each kind is kept aside and only measured. Recall says nothing
-relevant is remembered below `RELEVANT_AT`; the IDE hooks show nothing below `INJECT_AT`, and
-then only the hits from `INJECT_HIT`.
+relevant is remembered below `RELEVANT_AT`; a hit below `HIT_AT`, or below `BEST_SHARE` of
+the best hit's probability, is not relevant (the prompt block leaves it out); the IDE hooks
+show nothing below `INJECT_AT`, and then only the hits from `INJECT_HIT`. A hit's
+`confidence` is its probability, never rising down the list.
 """
 
 from __future__ import annotations
@@ -63,6 +66,12 @@ class Evidence:
     project: int  # 1: the open project's, 0: global (or no project open), -1: another project's
     named: bool  # the question names something no memory holds (a name, a version, a Chinese term)
 
+    @property
+    def translated(self) -> float:
+        """coverage across scripts: a translation holds the question's words (through their
+        glosses); a note that shares one glossed common word ("测试" → test) does not."""
+        return self.coverage if self.cross else 0.0
+
     def vector(self) -> tuple[float, ...]:
         return (
             self.similarity,
@@ -76,6 +85,7 @@ class Evidence:
             self.first,
             float(self.project),
             float(self.named),
+            self.translated,
         )
 
 
@@ -91,27 +101,37 @@ NAMES = (
     "first",
     "project",
     "named",
+    "translated",
 )
 # Fitted by benchmarks/relevance_fit.py (its table says on what, and how it does on the part kept aside).
-CENTER = (0.8103, 0.01607, 0.2751, 0.8725, 0.3003, 0.8028, 0.0533, 0.05382, 0.2929, 0.08212, 0.434)
-WEIGHTS = (1.932, 12.04, 2.759, 0.2681, -0.1588, 0.321, 1.249, -0.1727, 3.038, 0.323, -1.93)
-BIAS = -4.497
+CENTER = (0.8103, 0.01606, 0.1913, 0.8725, 0.3003, 0.8028, 0.0533, 0.05382, 0.2929, 0.08212, 0.434, 0.01134)
+WEIGHTS = (4.457, 11.07, 2.751, 0.795, -0.1144, 0.2792, 0.3752, -0.05907, 2.822, 0.1386, -2.079, 1.896)
+BIAS = -4.434
 
 # Whether anything recalled is relevant: a second logistic model over the whole answer — its
 # best hit's probability, and the question's own evidence (QUESTION_NAMES).
 QUESTION_NAMES = ("best", "named", "unknown", "lead", "coverage", "similarity")
-QUESTION_CENTER = (0.2999, 0.434, 0.3003, 0.04439, 0.5078, 0.8386)
-QUESTION_WEIGHTS = (6.725, -2.015, -0.7943, 10.52, 3.232, 80.94)
-QUESTION_BIAS = -0.7898
+QUESTION_CENTER = (0.2988, 0.434, 0.3003, 0.04439, 0.4618, 0.8386)
+QUESTION_WEIGHTS = (4.772, -2.572, -0.1286, 14.08, 3.033, 80.71)
+QUESTION_BIAS = -1.004
 RELEVANT_AT = 0.14  # the question's probability from which recall says something relevant is remembered
-INJECT_AT = 0.76  # ... from which the IDE hooks show anything
-HIT_AT = 0.02  # a hit's probability from which it is relevant (in an answer that has any)
+INJECT_AT = 0.52  # ... from which the IDE hooks show anything
+HIT_AT = 0.02  # a hit's probability from which it is relevant (in an answer that has any) ...
+BEST_SHARE = 0.1  # ... and at least this share of the best hit's: a block is not padded with the weak
 INJECT_HIT = 0.02  # ... from which a hook's block shows it
+
+
+COMMON = 0.05  # the least a question word weighs in coverage (one every memory holds)
 
 
 def probability(e: Evidence) -> float:
     """P(this memory is relevant | its evidence), by the fitted logistic model."""
     return _logistic(BIAS + sum(w * (x - c) for w, x, c in zip(WEIGHTS, e.vector(), CENTER)))
+
+
+def hit_floor(probabilities: Sequence[float]) -> float:
+    """The probability a hit needs to be shown as relevant beside the others of its answer."""
+    return max(HIT_AT, BEST_SHARE * max(probabilities, default=0.0))
 
 
 def question_vector(hits: Sequence[tuple[float, Evidence]]) -> tuple[float, ...]:
@@ -141,14 +161,19 @@ def _logistic(z: float) -> float:
 def coverage(
     question: Sequence[frozenset[str]], text: str, translate: Translate | None, rarity: dict[str, float]
 ) -> tuple[float, float]:
-    """(the share of the question's words, each a set of forms, found among the text's forms;
-    how rare the rarest word it lacks is, by `rarity`: word -> 0..1, 0.5 for one not rated)."""
+    """(the share of the question's words, each a set of forms, found among the text's forms,
+    each word weighed by how rare it is among the agent's memories; how rare the rarest word it
+    lacks is). `rarity`: word -> 0 (in every memory) .. 1 (in none), 0.5 for one not rated.
+    Weighed, a word most memories hold counts for little: a gloss of a common word ("测试" →
+    test) does not make a note that only says "test" cover the question."""
     if not question:
         return 0.0, 0.0
     forms = set().union(*subject_words(text, translate)) if text else set()
-    lacked = [word for word in question if not word & forms]
-    missing = max((max((rarity.get(f, 0.5) for f in word if f in rarity), default=0.5) for word in lacked), default=0.0)
-    return 1 - len(lacked) / len(question), missing
+    rare = [max((rarity[f] for f in word if f in rarity), default=0.5) for word in question]
+    held = [bool(word & forms) for word in question]
+    missing = max((r for r, h in zip(rare, held) if not h), default=0.0)
+    weight = [COMMON + r for r in rare]
+    return sum(w for w, h in zip(weight, held) if h) / sum(weight), missing
 
 
 def names_unknown(question: str, unknown: Sequence[str]) -> bool:

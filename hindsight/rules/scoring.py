@@ -87,9 +87,6 @@ class Weights:
     decay_weight: float = 0.15
     low_trust: float = 0.85
     other_project: float = 0.35  # another project's memory than the open one(s); see benchmarks/README.md
-    abstain_unknown: float = 0.4  # nothing relevant: at least this share of the question's words
-    abstain_similarity: float = 0.85  # ... no memory holds, and no hit this similar to it
-    abstain_similarity_cjk: float = 0.88  # ... for a Chinese question (e5 rates Chinese pairs higher)
 
 
 @dataclass
@@ -241,34 +238,13 @@ def rank(
     return sorted(cands, key=lambda c: (-c.score, c.created_at or datetime.min))
 
 
-def confidence(similarity: float, channels: Iterable[str]) -> float:
-    """How sure we are that a hit is relevant, in [0, 1]. Calibrated for e5-small, whose
-    cosines of unrelated text sit around 0.73-0.80: 0.78 maps to 0 and 0.90 to 1; a
-    keyword or a named tool adds evidence."""
-    chans = set(channels)
-    base = min(1.0, max(0.0, (similarity - 0.78) / 0.12))
-    bonus = 0.15 * ("keyword" in chans) + 0.1 * ("tools" in chans)
-    return round(min(1.0, base + bonus), 3)
-
-
-def nothing_relevant(hits: Sequence[dict], unknown: float, w: Weights, query_cjk: float = 0.0) -> bool:
-    """Whether recall should say that nothing relevant is remembered: 40 % or more of the
-    question's words (with their inflections and glosses) are in no memory of the agent —
-    it asks about something never stored — and no hit is close to it in meaning. e5-small
-    puts unrelated text at 0.76-0.88 of a question, so similarity alone cannot tell; see
-    benchmarks/abstention.py for what this catches and what it costs."""
-    if not hits:
-        return True
-    close = w.abstain_similarity_cjk if query_cjk >= 0.3 else w.abstain_similarity
-    return unknown >= w.abstain_unknown and max(h["similarity"] for h in hits) < close
-
-
 def monotone_confidence(hits: list[dict]) -> None:
-    """Confidence never rises down the list: a hit is at most as sure as the one above it
-    (the channels' evidence is per hit; the order is the ranking's)."""
+    """Each hit's confidence: how likely it is relevant (its `relevance`, rules.relevance),
+    never rising down the list: a hit is at most as sure as the one above it (the
+    evidence is per hit; the order is the ranking's)."""
     ceiling = 1.0
     for hit in hits:
-        ceiling = min(ceiling, hit["confidence"])
+        ceiling = min(ceiling, round(hit["relevance"], 3))
         hit["confidence"] = ceiling
 
 
@@ -283,28 +259,45 @@ SHOWN_FLAGS = {
 NOTHING_RELEVANT = "No stored memory is relevant to this."
 
 
-def prompt_block(memories: list[dict], estimate, max_tokens: int, per_memory_chars: int = 200) -> str:
+def prompt_block(
+    memories: list[dict], estimate, max_tokens: int, newer: dict | None = None, per_memory_chars: int = 200
+) -> tuple[str, list]:
     """Numbered lines ready for a system prompt, most relevant first, within `max_tokens`
-    (estimated)."""
+    (estimated), and the ids of the memories it shows. A memory a newer one possibly changed
+    (`possibly_outdated_by`) is left out when the newer one is shown, else marked with what
+    the newer one says (`newer`: memories by id)."""
     if not memories:
-        return NOTHING_RELEVANT
+        return NOTHING_RELEVANT, []
     head = "Relevant memories (most relevant first):"
     tail = "When current information conflicts with these memories, trust the current information."
-    lines = [head]
+    chosen = {str(m["id"]) for m in memories}
+    lines, ids = [head], []
     used = estimate(head) + estimate(tail)
-    for n, m in enumerate(memories, 1):
-        text = " ".join(m["content"].split())
-        if len(text) > per_memory_chars:
-            text = text[: per_memory_chars - 1].rstrip() + "…"
-        flags = [f for f in m.get("flags") or () if f in SHOWN_FLAGS]
-        shown = f" | {', '.join(SHOWN_FLAGS[f] for f in flags)}" if flags else ""
+    for m in memories:
+        later = m.get("possibly_outdated_by")
+        if later and str(later) in chosen:
+            continue  # the newer memory is shown: the older one would only mislead
+        flags = [SHOWN_FLAGS[f] for f in m.get("flags") or () if f in SHOWN_FLAGS]
+        if later:
+            said = (newer or {}).get(str(later))
+            flags.append(f"possibly outdated, a newer memory says: {_cut(said['content'], 160)}" if said else
+                         "possibly outdated: a newer memory says it changed")  # fmt: skip
+        shown = f" | {', '.join(flags)}" if flags else ""
         if m.get("project"):
             shown += f" | project {m['project']}"
-        line = f"{n}. [{m['memory_type']} | confidence {m['confidence']:.2f} | {m['created_at'][:10]}{shown}] {text}"
+        text = _cut(m["content"], per_memory_chars)
+        head_of = f"{m['memory_type']} | confidence {m['confidence']:.2f} | {m['created_at'][:10]}{shown}"
+        line = f"{len(ids) + 1}. [{head_of}] {text}"
         cost = estimate(line)
         if used + cost > max_tokens:
             break
         lines.append(line)
+        ids.append(m["id"])
         used += cost
     lines.append(tail)
-    return "\n".join(lines)
+    return "\n".join(lines), ids
+
+
+def _cut(text: str, chars: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"

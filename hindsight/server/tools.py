@@ -190,7 +190,7 @@ async def retrieve_memory(
     """Recall what is relevant: call it before starting a task, when the user mentions
     earlier work or preferences, and before using a tool that may have failed before
     (pass it in `tools`). Returns the best matches first, each with id, content,
-    memory_type, created_at, score, confidence (0-1), the channels that found it,
+    memory_type, created_at, score, confidence (0-1: how likely it is relevant), the channels that found it,
     score_parts, metadata, and possibly_outdated_by when a newer memory says it changed.
     Invalidated and expired memories are never returned. The project the IDE has open
     (its project folder) comes first with global memories; another project's ranks lower but

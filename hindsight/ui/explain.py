@@ -43,9 +43,10 @@ ACTIONS = {
 
 
 def confidence_words(confidence: float) -> str:
-    if confidence >= 0.7:
+    """The probability that a hit is relevant (rules.relevance), in a word."""
+    if confidence >= 0.5:
         return "high"
-    if confidence >= 0.35:
+    if confidence >= 0.2:
         return "medium"
     return "low"
 

@@ -100,7 +100,8 @@ async def test_relative_time_finds_last_week(memories, recall, query):
     assert result["memories"][0]["id"] == recent["id"]
     assert "time" in result["memories"][0]["channels"]
     assert result["time_window"]["start"].startswith("2024-06-03")
-    assert old["id"] in _ids(result)[1:] or old["id"] not in _ids(result)
+    older = [h for h in result["memories"] if h["id"] == old["id"]]  # 40 days ago: not of last week
+    assert all("time" not in h["channels"] for h in older)
 
 
 async def test_failure_with_the_named_tool_comes_first_among_comparably_relevant(memories, recall):
@@ -358,12 +359,12 @@ async def test_prompt_format_and_confidence(memories, recall):
     assert len(lines[1].split("] ", 1)[1]) <= 200
     assert "current information" in lines[-1]
     assert result["token_estimate"] <= 120 and len(lines) < 8
-    assert "memories" not in result and len(result["ids"]) == 6  # the block alone reaches the model
+    assert "memories" not in result and len(result["ids"]) == len(lines) - 2  # the block alone, as shown
     as_json = await recall.retrieve("a", "when does the release train leave?", top_k=6, as_of=NOW)
     assert all(0 <= m["confidence"] <= 1 for m in as_json["memories"])
     scores = [m["score"] for m in as_json["memories"]]
     assert scores == sorted(scores, reverse=True)  # "most relevant first" is the score's order
-    assert _ids(as_json) == result["ids"]
+    assert _ids(as_json)[: len(result["ids"])] == result["ids"]  # the block shows the first of them
 
 
 async def test_access_is_recorded_off_the_latency_path(memories, db, embedder):

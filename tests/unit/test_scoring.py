@@ -189,12 +189,6 @@ def test_a_memory_named_as_replaced_at_write_time_sinks_under_its_successor():
     assert [c.id for c in scoring.rank([old2, unrelated], query_cjk=0.0, similar=lambda a, b: 0.0)][0] == "old2"
 
 
-def test_confidence_is_calibrated_to_the_embedder():
-    assert scoring.confidence(0.75, ["vector"]) == 0
-    assert scoring.confidence(0.95, ["vector"]) == 1
-    assert 0 < scoring.confidence(0.84, ["vector"]) < scoring.confidence(0.84, ["vector", "keyword"]) <= 1
-
-
 def test_vector_plan_scans_small_agents_exactly_and_uses_the_index_for_large_ones():
     plan = scoring.vector_plan
     assert plan(0, 0) == "exact" and plan(150, 1_000_000) == "exact"
@@ -207,23 +201,35 @@ def test_vector_plan_scans_small_agents_exactly_and_uses_the_index_for_large_one
     assert plan(3_000, 0) == "index"  # reltuples unknown (never analysed): the agent is all there is
 
 
-def test_nothing_relevant_needs_unfamiliar_words_and_no_close_hit():
-    w = scoring.Weights()
-    close, far = {"similarity": 0.90}, {"similarity": 0.80}
-    assert scoring.nothing_relevant([far], unknown=0.5, w=w)
-    assert not scoring.nothing_relevant([far, close], unknown=0.5, w=w)  # one hit is close in meaning
-    assert not scoring.nothing_relevant([far], unknown=0.2, w=w)  # the question's words are all stored
-    assert scoring.nothing_relevant([], unknown=0.0, w=w)
-    chinese = {"similarity": 0.87}  # e5 rates Chinese pairs higher: close for English, not for Chinese
-    assert not scoring.nothing_relevant([chinese], unknown=0.5, w=w)
-    assert scoring.nothing_relevant([chinese], unknown=0.5, w=w, query_cjk=0.9)
-
-
 def test_confidence_never_rises_down_the_list():
-    hits = [{"confidence": 1.0}, {"confidence": 0.14}, {"confidence": 0.35}]
+    hits = [{"relevance": 0.9}, {"relevance": 0.14}, {"relevance": 0.35}]
     scoring.monotone_confidence(hits)
-    assert [h["confidence"] for h in hits] == [1.0, 0.14, 0.14]
+    assert [h["confidence"] for h in hits] == [0.9, 0.14, 0.14]
 
 
 def test_an_empty_prompt_block_says_nothing_is_relevant():
-    assert scoring.prompt_block([], lambda t: len(t), 100) == scoring.NOTHING_RELEVANT
+    assert scoring.prompt_block([], lambda t: len(t), 100) == (scoring.NOTHING_RELEVANT, [])
+
+
+def _memory(id_, content, **more):
+    return {"id": id_, "content": content, "memory_type": "semantic", "confidence": 0.9,
+            "created_at": "2026-11-01T00:00:00+00:00", **more}  # fmt: skip
+
+
+def test_the_prompt_block_marks_a_changed_fact_with_what_the_newer_one_says():
+    old = _memory("a", "The test server is test-01", possibly_outdated_by="b")
+    new = _memory("b", "The test server moved to test-02")
+    block, ids = scoring.prompt_block([old], len, 1000, {"b": new})  # the newer one below the floor
+    line = next(x for x in block.splitlines() if "test-01" in x)
+    assert "possibly outdated" in line and "test-02" in line and ids == ["a"]
+    block, ids = scoring.prompt_block([new, old], len, 1000, {"a": old, "b": new})  # both shown: the older left out
+    assert "test-01" not in block and ids == ["b"]
+    block, _ = scoring.prompt_block([old], len, 1000, {})  # the newer one not recalled at all
+    assert "possibly outdated: a newer memory says it changed" in block
+
+
+def test_the_prompt_block_ids_are_the_memories_it_shows():
+    many = [_memory(str(n), "word " * 40) for n in range(10)]
+    block, ids = scoring.prompt_block(many, len, 700)
+    assert ids == [str(n) for n in range(len(ids))] and 0 < len(ids) < 10
+    assert block.count("\n") == len(ids) + 1  # the head, the lines, the tail

@@ -1,0 +1,56 @@
+"""Relevance a model can trust (issue 31), on the store a reviewer probed: short test notes,
+a Chinese preference, a fact that changed. An English question about a Chinese memory is
+answered; a changed fact is marked in the prompt block with what the newer one says, or left
+out when the newer one is shown; a gloss of a common word (测试 → test) lifts no test note
+above low confidence; a question nothing answers gets no memory in its block."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+NOW = datetime(2026, 11, 20, 9, 0, tzinfo=timezone.utc)
+NOTES = ["tags json test", "md secret test", "json test fact", "The user prefers polars over pandas",
+         "Deploys go out on Thursdays", "The CI pipeline runs on GitHub Actions with three parallel jobs"]  # fmt: skip
+
+
+@pytest.fixture
+async def store(memories):
+    for n, text in enumerate(NOTES):
+        await memories.store("a", text, memory_type="semantic", created_at=NOW - timedelta(days=30 - n))
+    zh = await memories.store(
+        "a", "用户喜欢用中文写提交信息。", memory_type="semantic", created_at=NOW - timedelta(days=9)
+    )
+    old = await memories.store(
+        "a", "测试服务器地址是 test-01.example.cn", memory_type="semantic", created_at=NOW - timedelta(days=20)
+    )
+    new = await memories.store(
+        "a", "测试服务器已经改成 test-02.example.cn 了", memory_type="semantic", created_at=NOW - timedelta(days=2)
+    )
+    return {"zh": zh["id"], "old": old["id"], "new": new["id"]}
+
+
+async def test_an_english_question_about_a_chinese_memory_is_answered(recall, store):
+    found = await recall.retrieve("a", "What language should commit messages be in?", as_of=NOW)
+    assert "nothing_relevant" not in found, found["relevance"]
+    assert found["memories"][0]["id"] == store["zh"] and found["memories"][0]["relevant"]
+
+
+async def test_a_changed_fact_is_marked_or_left_out_and_test_notes_stay_out(recall, store):
+    block = await recall.retrieve("a", "测试服务器地址是什么？", as_of=NOW, format="prompt")
+    assert store["new"] in block["ids"], block
+    assert "test-02.example.cn" in block["prompt"]
+    if store["old"] in block["ids"]:
+        line = next(x for x in block["prompt"].splitlines() if "test-01" in x)
+        assert "possibly outdated" in line and "test-02" in line, line
+    lines = block["prompt"].splitlines()
+    assert float(re.search(r"confidence (\d\.\d\d)", lines[1])[1]) >= 0.5 and "test-02" in lines[1]
+    for note in ("tags json test", "md secret test", "json test fact"):  # 测试 glossed "test": low, if shown
+        assert all(float(re.search(r"confidence (\d\.\d\d)", x)[1]) < 0.2 for x in lines if note in x), lines
+
+
+async def test_a_question_nothing_answers_gets_an_empty_block(recall, store):
+    block = await recall.retrieve("a", "Tabs or spaces?", as_of=NOW, format="prompt")
+    assert block["ids"] == [] and block["nothing_relevant"], block

@@ -1,0 +1,60 @@
+"""The relevance rules, pure (hindsight/rules/relevance.py): coverage weighs the question's
+words by their rarity, so a word most memories hold lifts no memory; the fitted models rank
+the evidence the way it reads."""
+
+from __future__ import annotations
+
+from hindsight.rules import relevance
+from hindsight.rules.changes import subject_words
+
+
+def _question(text: str) -> list[frozenset[str]]:
+    return subject_words(text, None)
+
+
+def test_coverage_counts_a_common_word_for_little():
+    question = _question("deploy server address")
+    rarity = {"deploy": 0.0, "server": 0.6, "address": 0.8}  # "deploy" is in every memory
+    generic, _ = relevance.coverage(question, "deploy notes", None, rarity)
+    specific, _ = relevance.coverage(question, "the server address changed", None, rarity)
+    assert generic < 0.05 < 0.9 < specific
+    plain, _ = relevance.coverage(question, "deploy notes", None, {})  # nothing rated: each word alike
+    assert abs(plain - 1 / 3) < 1e-9
+
+
+def test_coverage_says_how_rare_the_rarest_missing_word_is():
+    question = _question("kotlin build cache")
+    rarity = {"kotlin": 1.0, "build": 0.1, "cache": 0.4}
+    _, missing = relevance.coverage(question, "the build cache is on disk", None, rarity)
+    assert missing == 1.0
+    _, none_missing = relevance.coverage(question, "kotlin build cache", None, rarity)
+    assert none_missing == 0.0
+
+
+def _evidence(**changes) -> relevance.Evidence:
+    base = dict(
+        similarity=0.84, lead=0.02, coverage=0.3, missing=0.7, unknown=0.0, keyword=True, cross=False,
+        short=False, first=0.5, project=0, named=False,
+    )  # fmt: skip
+    return relevance.Evidence(**{**base, **changes})
+
+
+def test_more_evidence_is_more_likely_relevant():
+    base = relevance.probability(_evidence())
+    assert relevance.probability(_evidence(lead=0.08)) > base
+    assert relevance.probability(_evidence(coverage=0.9)) > base
+    assert relevance.probability(_evidence(first=1.0)) > base
+    assert relevance.probability(_evidence(named=True)) < base
+    assert 0.0 < base < 1.0
+
+
+def test_a_translation_counts_its_covered_words_across_scripts():
+    assert _evidence(cross=True, coverage=0.6).translated == 0.6
+    assert _evidence(cross=False, coverage=0.6).translated == 0.0
+    assert relevance.probability(_evidence(cross=True, coverage=0.9)) > relevance.probability(
+        _evidence(cross=True, coverage=0.1)
+    )
+
+
+def test_an_answer_with_no_hits_is_not_relevant():
+    assert relevance.question_probability(relevance.question_vector([])) < relevance.RELEVANT_AT
