@@ -209,26 +209,13 @@ def tcp_postgres(pg_root, pg_url):
 
 # ---- the command line, in-process -----------------------------------------------------------
 
-HINDSIGHT_VARS = (
-    "HINDSIGHT_HOME",
-    "HINDSIGHT_DATABASE_URL",
-    "DATABASE_URL",
-    "HINDSIGHT_AGENT_ID",
-    "HINDSIGHT_EMBEDDER",
-    "HINDSIGHT_EMBED_URL",
-    "HINDSIGHT_EMBED_MODEL",
-    "HINDSIGHT_EMBED_API_KEY",
-    "HINDSIGHT_ENCRYPTION_KEY",
-    "HINDSIGHT_LOG_LEVEL",
-    "HINDSIGHT_EMBED_THREADS",
-    "HINDSIGHT_MAINTENANCE_CRON",
-    "HINDSIGHT_TIMEZONE",
-    "HINDSIGHT_DEDUP_THRESHOLD",
-    "HINDSIGHT_CONFLICT_THRESHOLD",
-    "HINDSIGHT_EMBED_INPUT_TYPE",
-    "HINDSIGHT_ALLOWED_AGENTS",
-    "PGPASSWORD",
-)
+OTHER_VARS = ("DATABASE_URL", "PGPASSWORD")  # read besides every HINDSIGHT_* variable
+
+
+def _configuration_vars() -> list[str]:
+    """The environment variables hindsight reads that are set here: every HINDSIGHT_* one
+    (a developer's HINDSIGHT_PROJECT or HINDSIGHT_READ_DATABASE_URL must not leak into a test)."""
+    return [name for name in os.environ if name.startswith("HINDSIGHT_") or name in OTHER_VARS]
 
 
 @dataclass
@@ -244,7 +231,7 @@ def cli(monkeypatch, capsys, db_url):
     the test's database, or another one (url=...); returns its exit code, stdout, stderr."""
     from hindsight.cli import main as hindsight_cli
 
-    for name in HINDSIGHT_VARS:
+    for name in _configuration_vars():
         monkeypatch.delenv(name, raising=False)
 
     async def run(*args: str, stdin: str | None = None, url: str | None = None, **env: str) -> Done:

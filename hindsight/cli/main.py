@@ -9,30 +9,33 @@ them over. The argparse tree is in parser.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import sys
 
 from .. import logs
 from ..config import Settings
-from ..data import bootstrap
 from ..errors import HindsightError
-from ..services import opened
 from .parser import parser
 
 
 def run(args, settings: Settings) -> int:
-    if not inspect.iscoroutinefunction(args.handler):
-        return args.handler(args, settings)
+    handler = args.handler.resolve()
+    if not inspect.iscoroutinefunction(handler):
+        return handler(args, settings)
     if getattr(args, "load", None):
-        args.loaded = args.load(args)
+        args.loaded = args.load.resolve()(args)
+    import asyncio
+
+    from ..data import bootstrap  # the heavy parts, imported once a command needs the database
+    from ..services import opened
+
     url = bootstrap.prepare(
         settings, check_embedder=getattr(args, "check_embedder", True), progress=progress(args.command)
     )
 
     async def work() -> int:
         async with opened(settings, url) as services:
-            return await args.handler(args, services)
+            return await handler(args, services)
 
     return asyncio.run(work())
 

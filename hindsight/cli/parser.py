@@ -6,14 +6,13 @@ offline, or an `async def` of (args, services) from commands.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 from typing import Any, NamedTuple
 
 from .. import version
 from ..rules.validate import MEMORY_TYPES
-from . import commands as c
-from . import corrections as fix
-from . import hooks, offline
+from .hook_blocks import CLIENTS as HOOK_CLIENTS
 from .ide_config import CLIENTS
 
 
@@ -32,6 +31,17 @@ class OneLine(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class Lazy(NamedTuple):
+    """A command's handler, imported only when the command runs: `hindsight --help` and
+    `--version` import nothing heavy (no database driver, no numpy)."""
+
+    module: str  # under hindsight.cli
+    name: str
+
+    def resolve(self) -> Any:
+        return getattr(importlib.import_module(f"hindsight.cli.{self.module}"), self.name)
 
 
 class Shared(NamedTuple):
@@ -65,7 +75,7 @@ class Commands:
 
 
 def _store_recall_list(command: Commands, p: Shared) -> None:
-    s = command("store", c.cmd_store, "store one memory", [p.agent, p.as_json])
+    s = command("store", Lazy("commands", "cmd_store"), "store one memory", [p.agent, p.as_json])
     s.add_argument("content")
     s.add_argument(
         "--type",
@@ -88,7 +98,7 @@ def _store_recall_list(command: Commands, p: Shared) -> None:
         help='the project it belongs to ("" for none); default: HINDSIGHT_PROJECT, except preferences about the user',
     )
 
-    s = command("recall", c.cmd_recall, "recall memories relevant to a query", [p.agent, p.as_json])
+    s = command("recall", Lazy("commands", "cmd_recall"), "recall memories relevant to a query", [p.agent, p.as_json])
     s.add_argument("--query", help="what to recall")
     s.add_argument(
         "--batch",
@@ -98,7 +108,7 @@ def _store_recall_list(command: Commands, p: Shared) -> None:
     s.add_argument("--top-k", type=int, default=5)
     s.add_argument("--project", help='only this project\'s memories ("" for the global ones)')
 
-    s = command("list", c.cmd_list, "browse memories, newest first", [p.agent, p.as_json])
+    s = command("list", Lazy("commands", "cmd_list"), "browse memories, newest first", [p.agent, p.as_json])
     s.add_argument("--type", choices=MEMORY_TYPES, help="only this layer")
     s.add_argument("--session", help="only this session")
     s.add_argument("--tag", action="append", help="only memories with this tag (repeatable: all of them)")
@@ -111,19 +121,22 @@ def _store_recall_list(command: Commands, p: Shared) -> None:
 
 
 def _one_memory(command: Commands, p: Shared) -> None:
-    s = command("show", c.cmd_show, "one memory: every field and its history", [p.one, p.as_json])
+    s = command("show", Lazy("commands", "cmd_show"), "one memory: every field and its history", [p.one, p.as_json])
     s.add_argument("--reveal", action="store_true", help="decrypt sealed secrets (needs HINDSIGHT_ENCRYPTION_KEY)")
 
     s = command(
         "forget",
-        fix.cmd_forget,
+        Lazy("corrections", "cmd_forget"),
         "delete one memory for good (its history keeps the trail, not the content)",
         [p.one, p.as_json],
     )
     s.add_argument("--yes", action="store_true", help="do not ask (needed when there is no terminal)")
 
     s = command(
-        "invalidate", fix.cmd_invalidate, "mark one memory no longer true (kept as history)", [p.one, p.as_json]
+        "invalidate",
+        Lazy("corrections", "cmd_invalidate"),
+        "mark one memory no longer true (kept as history)",
+        [p.one, p.as_json],
     )
     s.add_argument("--reason", required=True, help="why it is no longer true")
     s.add_argument("--replaced-by", metavar="ID", help="the memory that replaces it")
@@ -132,10 +145,10 @@ def _one_memory(command: Commands, p: Shared) -> None:
 def _import_export(command: Commands, p: Shared) -> None:
     s = command(
         "import",
-        c.cmd_import,
+        Lazy("commands", "cmd_import"),
         "bulk load memories from JSONL (a restore path: kept as given)",
         [p.agent],
-        load=c.load_import,
+        load=Lazy("commands", "load_import"),
     )
     s.add_argument("file", metavar="FILE.jsonl", help="a JSONL file, or - for standard input")
     s.add_argument(
@@ -150,23 +163,43 @@ def _import_export(command: Commands, p: Shared) -> None:
     )
 
     command(
-        "export", c.cmd_export, "JSONL of every memory, its state and history (import restores it exactly)", [p.agent]
+        "export",
+        Lazy("commands", "cmd_export"),
+        "JSONL of every memory, its state and history (import restores it exactly)",
+        [p.agent],
     )
 
 
 def _upkeep(command: Commands, p: Shared) -> None:
-    s = command("maintain", c.cmd_maintain, "run the maintenance job once (decay, archive, consolidation)", [p.as_json])
+    s = command(
+        "maintain",
+        Lazy("commands", "cmd_maintain"),
+        "run the maintenance job once (decay, archive, consolidation)",
+        [p.as_json],
+    )
     s.add_argument("--now", help="act as if it were this ISO 8601 time")
     s.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
 
-    command("scheduler", c.cmd_scheduler, "run the maintenance job on HINDSIGHT_MAINTENANCE_CRON (default 03:00)")
-    command("restore", fix.cmd_restore, "bring a memory back from the archive", [p.one, p.as_json])
+    command(
+        "scheduler",
+        Lazy("commands", "cmd_scheduler"),
+        "run the maintenance job on HINDSIGHT_MAINTENANCE_CRON (default 03:00)",
+    )
+    command("restore", Lazy("corrections", "cmd_restore"), "bring a memory back from the archive", [p.one, p.as_json])
 
-    s = command("stats", c.cmd_stats, "counts by agent, type and state; decay histogram; last runs", [p.as_json])
+    s = command(
+        "stats",
+        Lazy("commands", "cmd_stats"),
+        "counts by agent, type and state; decay histogram; last runs",
+        [p.as_json],
+    )
     s.add_argument("--agent", help="only this agent")
 
     s = command(
-        "reembed", c.cmd_reembed, "re-embed every memory with the configured embedder (resumable)", check_embedder=False
+        "reembed",
+        Lazy("commands", "cmd_reembed"),
+        "re-embed every memory with the configured embedder (resumable)",
+        check_embedder=False,
     )  # the point is to change embedders
     s.add_argument("--batch-size", type=int, default=64)
     s.add_argument("--limit", type=int, help="stop after this many memories (run again to continue)")
@@ -175,7 +208,7 @@ def _upkeep(command: Commands, p: Shared) -> None:
 def _tokens(command: Commands, p: Shared) -> None:
     s = command(
         "token",
-        c.cmd_token,
+        Lazy("commands", "cmd_token"),
         "bearer tokens for `hindsight-server --transport streamable-http`: create (shown once), list, revoke",
         [p.as_json],
     )
@@ -190,16 +223,22 @@ def _tokens(command: Commands, p: Shared) -> None:
 def _offline(command: Commands, p: Shared) -> None:
     s = command(
         "ui",
-        offline.cmd_ui,
+        Lazy("offline", "cmd_ui"),
         "a local web page (127.0.0.1, token in the printed URL) to see, search, explain and correct memories",
         [p.agent],
     )
     s.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: a free one)")
     s.add_argument("--no-browser", action="store_true", help="only print the URL, do not open a browser")
 
-    command("keygen", offline.cmd_keygen, "print a new HINDSIGHT_ENCRYPTION_KEY")
-    command("doctor", offline.cmd_doctor, "check database, pgvector, migrations, embedder and the server's stdout")
-    s = command("mcp-config", offline.cmd_mcp_config, "print the config an IDE or agent needs to launch the server")
+    command("keygen", Lazy("offline", "cmd_keygen"), "print a new HINDSIGHT_ENCRYPTION_KEY")
+    command(
+        "doctor",
+        Lazy("offline", "cmd_doctor"),
+        "check database, pgvector, migrations, embedder and the server's stdout",
+    )
+    s = command(
+        "mcp-config", Lazy("offline", "cmd_mcp_config"), "print the config an IDE or agent needs to launch the server"
+    )
     s.add_argument(
         "--client", default="claude-desktop", choices=CLIENTS, help="whose config (codex: TOML; others: JSON)"
     )
@@ -216,11 +255,15 @@ def _hooks(command: Commands, p: Shared) -> None:
     )
     actions = Commands(s.add_subparsers(dest="action", required=True, metavar="ACTION"))
     for name, handler, what in (
-        ("install", hooks.cmd_install, "merge hindsight's hooks into the client's settings (backed up first)"),
-        ("uninstall", hooks.cmd_uninstall, "take hindsight's hooks out of the client's settings"),
+        (
+            "install",
+            Lazy("hooks", "cmd_install"),
+            "merge hindsight's hooks into the client's settings (backed up first)",
+        ),
+        ("uninstall", Lazy("hooks", "cmd_uninstall"), "take hindsight's hooks out of the client's settings"),
     ):
         a = actions(name, handler, what)
-        a.add_argument("--client", default="claude-code", choices=hooks.blocks.CLIENTS, help="whose settings")
+        a.add_argument("--client", default="claude-code", choices=HOOK_CLIENTS, help="whose settings")
         a.add_argument(
             "--scope",
             default="user",
@@ -234,7 +277,11 @@ def _hooks(command: Commands, p: Shared) -> None:
             "--server", default="hindsight", help="the name the MCP server is added under (default hindsight)"
         )
         a.add_argument("--print", action="store_true", help="print the settings it would write, change nothing")
-    a = actions("capture", hooks.cmd_capture, "whether the hooks store anything from a project (a file in its folder)")
+    a = actions(
+        "capture",
+        Lazy("hooks", "cmd_capture"),
+        "whether the hooks store anything from a project (a file in its folder)",
+    )
     a.add_argument("state", choices=("on", "off"))
     a.add_argument("--project-dir", help="the project's folder (default: here)")
 
@@ -244,7 +291,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"hindsight {version()}")
     command = Commands(p.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     shared = _shared()
-    command("migrate", c.cmd_migrate, "bring the database schema to the newest revision")
+    command("migrate", Lazy("commands", "cmd_migrate"), "bring the database schema to the newest revision")
     for group in (_store_recall_list, _one_memory, _import_export, _upkeep, _tokens, _offline, _hooks):
         group(command, shared)  # in this order: `hindsight --help` lists them so
     return p

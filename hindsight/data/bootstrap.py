@@ -51,17 +51,30 @@ def make_ready(
     check_role: bool = False,
     progress: Progress | None = None,
 ) -> str:
-    """`prepare`'s checks and migrations, on a database already chosen and started."""
-    asyncio.run(ensure_pgvector(url))
-    if progress is not None and asyncio.run(migrate.current(url)) != migrate.head():
-        progress("bringing the database schema up to date")
-    migrate.upgrade(url)
-    if check_embedder:
-        name, dimension = embed.describe(settings)
-        asyncio.run(_check_embedder(url, name, dimension))
-    if check_role:
-        asyncio.run(_check_agent_role(url, settings.agent_id))
+    """`prepare`'s checks and migrations, on a database already chosen and started. One
+    event loop when the schema is current (every start but the first after an upgrade): the
+    command line starts at once."""
+    name, dimension = embed.describe(settings) if check_embedder else (None, 0)
+    current = asyncio.run(_checked(url, name, dimension, check_role, settings))
+    if current != migrate.head():
+        if progress is not None:
+            progress("bringing the database schema up to date")
+        migrate.upgrade(url)
+        asyncio.run(_checked(url, name, dimension, check_role, settings))
     return url
+
+
+async def _checked(url: str, name: str | None, dimension: int, check_role: bool, settings: Settings) -> str | None:
+    """pgvector is there; then, on a current schema, the embedder record agrees (`name`) and
+    the role may act for the agent (`check_role`). Returns the schema's revision."""
+    await ensure_pgvector(url)
+    current = await migrate.current(url)
+    if current == migrate.head():
+        if name is not None:
+            await _check_embedder(url, name, dimension)
+        if check_role:
+            await _check_agent_role(url, settings.agent_id)
+    return current
 
 
 async def _check_agent_role(url: str, agent_id: str) -> None:

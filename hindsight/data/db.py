@@ -1,5 +1,5 @@
 """The one connection pool of a process, and the boundary where asyncpg's errors become
-hindsight's. Nothing else imports asyncpg."""
+hindsight's. Only the migrations (data/migrate.py) import asyncpg besides."""
 
 from __future__ import annotations
 

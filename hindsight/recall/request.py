@@ -30,7 +30,7 @@ class Filters(NamedTuple):
 
 
 class Hints(NamedTuple):
-    """recall_candidates_hinted's $14-$18: what brings candidates besides similarity ($13 is the
+    """recall_vector_hinted's $14-$18: what brings candidates besides similarity ($13 is the
     vector plan: an exact scan or the index)."""
 
     window_start: datetime | None  # the time window the query names

@@ -16,8 +16,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-
 from ..errors import ConfigError, SealError
 from . import detectors
 
@@ -155,6 +153,8 @@ class Sealer:
     by commas (the first encrypts, all decrypt: how a key is rotated)."""
 
     def __init__(self, keys: str):
+        from cryptography.fernet import Fernet, MultiFernet  # only where a key is set: the CLI starts at once
+
         parts = [k.strip() for k in keys.split(",") if k.strip()]
         if not parts:
             raise ConfigError(f"HINDSIGHT_ENCRYPTION_KEY is empty; {KEY_HINT}")
@@ -173,6 +173,8 @@ class Sealer:
         return self._fernet.encrypt(payload.encode("utf-8"))
 
     def open(self, token: bytes) -> dict[str, Any]:
+        from cryptography.fernet import InvalidToken
+
         try:
             return json.loads(self._fernet.decrypt(bytes(token)))
         except InvalidToken:

@@ -126,3 +126,9 @@ async def test_other_embedder_on_stored_memories_is_an_error(db_url, memories):
         assert await conn.fetchval("SELECT count(*) FROM memories") == 1
     finally:
         await conn.close()
+
+
+def test_the_head_read_from_the_files_is_alembics():
+    from alembic.script import ScriptDirectory
+
+    assert migrate.head() == ScriptDirectory.from_config(migrate._config("")).get_current_head()
