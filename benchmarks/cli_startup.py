@@ -65,7 +65,9 @@ def measure(venv: Path, runs: int) -> dict[str, list[float]]:
             found = {
                 "--version": timed([str(bin_ / "hindsight"), "--version"], env, runs),
                 "--help": timed([str(bin_ / "hindsight"), "--help"], env, runs),
-                "recall": timed([str(bin_ / "hindsight"), "recall", "--query", "what broke in the CI pipeline?"], env, runs),
+                "recall": timed(
+                    [str(bin_ / "hindsight"), "recall", "--query", "what broke in the CI pipeline?"], env, runs
+                ),
             }
         finally:
             holder.stdin.close()
