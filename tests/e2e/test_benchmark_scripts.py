@@ -16,6 +16,7 @@ SHARED = ROOT.parent / "shared" / "bench"
 
 # script, arguments, a word its output must hold
 RUNS = [
+    ("cli_startup.py", ["--runs", "1"], "recall"),
     ("concurrent_load.py", ["--clients", "2", "--memories", "300", "--ops", "4", "--rounds", "1"], "ratio"),
     ("decay_1m.py", ["--rows", "3000", "--agents", "3", "--no-hnsw", "--recall-seconds", "1"], "decay"),
     ("decay_simulation.py", ["--days", "20", "--every", "10"], "day"),
