@@ -38,6 +38,7 @@ TRAILS = 256  # sessions whose trail is kept in memory
 TOP_K = 6  # hits a prompt's recall asks for
 QUERY_CHARS = 2000  # a prompt is asked as a question of at most this many characters
 TRANSCRIPT_BYTES = 4 * 1024 * 1024  # the end of a transcript read for a session's outcome
+TRANSCRIPT_WAIT = 3.0  # s: how long a turn's outcome waits for the client to write the turn down
 STANDING_CANDIDATES = 60
 
 
@@ -162,7 +163,12 @@ class Hooks:
         return result["id"]
 
     async def _outcome(self, agent: str, event: HookEvent, project: str | None) -> None:
+        waited = 0.0
         entries = await asyncio.to_thread(_transcript, event.transcript_path)
+        while entries and not outcome.complete(entries) and waited < TRANSCRIPT_WAIT:
+            await asyncio.sleep(0.1)  # the client writes the turn behind its hooks
+            waited += 0.1
+            entries = await asyncio.to_thread(_transcript, event.transcript_path)
         found = outcome.read(entries)
         if not found.worth_keeping() or not event.session_id:
             return

@@ -67,6 +67,17 @@ def read(entries: Iterable[dict[str, Any]]) -> Outcome:
     return out
 
 
+def complete(entries: Iterable[dict[str, Any]]) -> bool:
+    """Whether a transcript is written up to the end of a turn: its last message is the
+    assistant's. (Claude Code writes its transcript behind the hooks: at Stop the last
+    prompt and answer may not be there yet.)"""
+    last = None
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("message"), dict) and not entry.get("isSidechain"):
+            last = entry.get("type")
+    return last == "assistant"
+
+
 def _prompt(out: Outcome, text: str) -> None:
     text = without_private(text).strip()
     if not text or text.startswith("<"):  # a command's or a reminder's text, not the user's words

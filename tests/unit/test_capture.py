@@ -160,3 +160,12 @@ def test_a_session_that_only_looked_around_leaves_no_outcome():
         ("Bash", {"command": "ls nope"}, "Exit code 2\nls: cannot access", True),
     ))  # fmt: skip
     assert not found.worth_keeping()
+
+
+def test_a_transcript_is_complete_when_its_last_message_is_the_assistants():
+    entries = _transcript("Make the checks pass", ("Bash", {"command": "sh check.sh"}, "ok", False))
+    assert not outcome.complete(entries)  # the tool's result came last: the answer is not written yet
+    answered = entries + [{"type": "assistant", "message": {"role": "assistant", "content": "Done."}}]
+    assert outcome.complete(answered)
+    assert outcome.complete(answered + [{"type": "summary", "summary": "checks"}])  # not a message
+    assert not outcome.complete([{"type": "file-history-snapshot"}])  # only the file's head is there
