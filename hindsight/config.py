@@ -19,6 +19,8 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 PROJECT_DIR_VARS = ("HINDSIGHT_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
 SESSION_VARS = ("HINDSIGHT_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
 HTTP_READ_TIMEOUT = 30.0  # seconds an HTTP client has for a request's headers, and then for its body
+SIMILARITY = "a cosine similarity"  # what the duplicate and conflict thresholds are
+SECONDS = "a number of seconds"
 OPENAI_EXAMPLES = {"HINDSIGHT_EMBED_URL": "http://localhost:8000/v1", "HINDSIGHT_EMBED_MODEL": "text-embedding-3-small"}
 
 
@@ -93,8 +95,8 @@ class Settings:
             from .rules.privacy import Sealer
 
             Sealer(key)  # a malformed key fails here, at startup, not on the first secret
-        dedup = _fraction(env, "HINDSIGHT_DEDUP_THRESHOLD", DEFAULT_THRESHOLD)
-        conflict = _fraction(env, "HINDSIGHT_CONFLICT_THRESHOLD", DEFAULT_CONFLICT_THRESHOLD)
+        dedup = _number(env, "HINDSIGHT_DEDUP_THRESHOLD", DEFAULT_THRESHOLD, 0.5, 1.0, SIMILARITY)
+        conflict = _number(env, "HINDSIGHT_CONFLICT_THRESHOLD", DEFAULT_CONFLICT_THRESHOLD, 0.5, 1.0, SIMILARITY)
         if conflict > dedup:
             raise ConfigError(
                 f"HINDSIGHT_CONFLICT_THRESHOLD={conflict} must not exceed HINDSIGHT_DEDUP_THRESHOLD={dedup}"
@@ -135,7 +137,7 @@ class Settings:
             project=_project(env.get("HINDSIGHT_PROJECT", "")),
             project_dir=_first(env, PROJECT_DIR_VARS),
             session_id=_session(env),
-            http_read_timeout=_seconds(env, "HINDSIGHT_HTTP_READ_TIMEOUT", HTTP_READ_TIMEOUT),
+            http_read_timeout=_number(env, "HINDSIGHT_HTTP_READ_TIMEOUT", HTTP_READ_TIMEOUT, 1, 3600, SECONDS),
             capture=_switch(env, "HINDSIGHT_CAPTURE", True),
             hook_tokens=_whole(env, "HINDSIGHT_HOOK_TOKENS", 400, 50, 4000),
         )
@@ -237,16 +239,17 @@ def _agents(raw: str) -> frozenset[str]:
     return frozenset(a.strip() for a in raw.split(",") if a.strip())
 
 
-def _fraction(env, name: str, default: float) -> float:
-    raw = env.get(name)
+def _number(env, name: str, default: float, low: float, high: float, what: str) -> float:
+    """A number from `low` to `high` (`what` it is, for the error), or the default when unset."""
+    raw = (env.get(name) or "").strip()
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        value = -1.0
-    if not 0.5 <= value <= 1.0:
-        raise ConfigError(f"{name}={raw!r} must be a cosine similarity from 0.5 to 1.0")
+        value = low - 1
+    if not low <= value <= high:
+        raise ConfigError(f"{name}={raw!r} must be {what} from {low} to {high}")
     return value
 
 
@@ -268,19 +271,6 @@ def _whole(env, name: str, default: int, low: int, high: int) -> int:
     if not raw.isdigit() or not low <= int(raw) <= high:
         raise ConfigError(f"{name}={raw!r} must be a whole number from {low} to {high}")
     return int(raw)
-
-
-def _seconds(env, name: str, default: float) -> float:
-    raw = (env.get(name) or "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 1 <= value <= 3600:
-        raise ConfigError(f"{name}={raw!r} must be a number of seconds from 1 to 3600")
-    return value
 
 
 def local_zone(name: str | None = None):

@@ -5,6 +5,7 @@ an advisory lock makes concurrent runs (two IDE windows starting) wait for each 
 from __future__ import annotations
 
 import asyncio
+import functools
 import re
 from pathlib import Path
 
@@ -47,6 +48,7 @@ def upgrade(url: str, revision: str = "head") -> None:
         raise DatabaseError(f"migrating the database failed: {exc.__class__.__name__}: {exc}") from exc
 
 
+@functools.cache
 def head() -> str:
     """The newest revision, read from the revision files themselves (importing Alembic to
     ask would cost a command line a quarter of a second on every start)."""

@@ -96,7 +96,7 @@ class Hooks:
         )
         shown = set(standing.ids) | await self._shown(agent, event.session_id)
         hits = [h for h in found["memories"] if injection.worth_showing(found, h, shown, event.session_id)]
-        newer = await self._newer(agent, hits)
+        newer = await self._newer(agent, hits, found["memories"])
         block = injection.prompt_block(hits, newer, estimate_tokens, self.tokens)
         await self._mark_shown(agent, event.session_id, block.ids)
         text = "\n\n".join(t for t in (standing.context, block.text) if t)
@@ -110,10 +110,13 @@ class Hooks:
             await self._mark_shown(agent, session_id, block.ids)
         return Answer(block.text, block.ids)
 
-    async def _newer(self, agent: str, hits: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """The memories some hits are possibly outdated by, by id."""
-        out = {}
-        for later in {str(h["possibly_outdated_by"]) for h in hits if h.get("possibly_outdated_by")}:
+    async def _newer(
+        self, agent: str, hits: list[dict[str, Any]], recalled: list[dict[str, Any]]
+    ) -> dict[str, dict[str, Any]]:
+        """The memories some hits are possibly outdated by, by id: from what recall found (the
+        newer one usually ranks above), else read."""
+        out = {str(h["id"]): h for h in recalled}
+        for later in {str(h["possibly_outdated_by"]) for h in hits if h.get("possibly_outdated_by")} - set(out):
             try:
                 out[later] = await self.memories.get(agent, later)
             except Exception:  # deleted meanwhile: the mark says only that it changed

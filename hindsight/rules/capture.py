@@ -30,6 +30,7 @@ from typing import Any
 
 from . import policy
 from .policy import Decision, Interaction
+from .text import one_line
 
 MAX_COMMAND = 300  # characters of a command shown in a memory
 MAX_ERROR = 400  # characters of an error shown in a memory
@@ -130,7 +131,7 @@ def tool_decision(event: ToolEvent, trail: Trail) -> Decision:
     fixed = _fixed_by(trail, key, program, _flags(command))
     if fixed is None:
         if program not in LOOKING and trail.open:
-            _step(trail, f"ran `{_cut(command, 120)}`")
+            _step(trail, f"ran `{one_line(command, 120)}`")
         return Decision(False, "a command that worked (no failure of it waiting for a fix)")
     return _fix(fixed, command, program, trail)
 
@@ -144,7 +145,7 @@ def _failure(event: ToolEvent, command: str | None, arguments: dict, trail: Trai
         program, key = signature(command)
         if program in LOOKING or (program == "git" and key.split(" ")[-1] in GIT_LOOKING):
             return Decision(False, f"`{program}` failed: looking around, not a lesson")
-        shown = f"`{_cut(command, MAX_COMMAND)}`"
+        shown = f"`{one_line(command, MAX_COMMAND)}`"
     else:
         program = key = event.tool
         shown = _call(event.tool, arguments)
@@ -155,7 +156,7 @@ def _failure(event: ToolEvent, command: str | None, arguments: dict, trail: Trai
     trail.stored.add((key, error))
     metadata = {"tools_used": [program], "error": error, "outcome": "failed"}
     if command is not None:
-        metadata["command"] = _cut(command, MAX_COMMAND)
+        metadata["command"] = one_line(command, MAX_COMMAND)
     return Decision(True, "tool_failed", "procedural", 3, f"{shown} failed: {error}", metadata, from_tool=True)
 
 
@@ -166,14 +167,14 @@ def _fix(fixed: Failure, command: str, program: str, trail: Trail) -> Decision:
     if not trail.open:
         trail.steps = []
     how = f" What changed: {'; '.join(steps)}." if steps else ""
-    worked = f"`{_cut(command, MAX_COMMAND)}`"
+    worked = f"`{one_line(command, MAX_COMMAND)}`"
     then = "it then worked" if worked == fixed.shown else f"then {worked} worked"
     content = f"{fixed.shown} failed: {fixed.error}.{how} Fixed: {then}."
     metadata = {
         "tools_used": list(dict.fromkeys([fixed.program, program])),
         "error": fixed.error,
         "outcome": "fixed",
-        "command": _cut(command, MAX_COMMAND),
+        "command": one_line(command, MAX_COMMAND),
     }
     if steps:
         metadata["fix"] = steps
@@ -254,10 +255,10 @@ def telling_lines(text: str | None, limit: int = MAX_ERROR) -> str:
         return "no error text"
     lines = [ln.strip() for ln in _EXIT_LINE.sub("", without_private(str(text))).splitlines() if ln.strip()]
     if not lines:
-        return _cut(str(text).strip(), limit) or "no error text"
+        return one_line(str(text).strip(), limit) or "no error text"
     telling = [ln for ln in lines if _TELLING.search(ln)]
     chosen = list(dict.fromkeys((telling[-3:] if telling else lines[:3])))
-    return _cut(" | ".join(chosen), limit)
+    return one_line(" | ".join(chosen), limit)
 
 
 def _command(name: str, arguments: dict) -> str | None:
@@ -296,7 +297,7 @@ def _shell_error(output: Any) -> str:
 
 def _call(tool: str, arguments: dict) -> str:
     brief = json.dumps(arguments, ensure_ascii=False, sort_keys=True) if arguments else ""
-    return f"{tool} {_cut(brief, 200)}".strip()
+    return f"{tool} {one_line(brief, 200)}".strip()
 
 
 def _as_dict(value: Any) -> dict:
@@ -314,8 +315,3 @@ def _as_dict(value: Any) -> dict:
 def _short_path(path: str) -> str:
     parts = path.replace("\\", "/").split("/")
     return "/".join(parts[-2:]) if len(parts) > 2 else path
-
-
-def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

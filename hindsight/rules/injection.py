@@ -20,6 +20,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from . import relevance
 from .policy import is_chitchat as _chitchat
+from .scoring import outdated_note
+from .text import one_line
 
 PROMPT_TOKENS = 400  # default budget of a prompt's block
 STANDING_TOKENS = 300  # ... and of the standing block
@@ -90,15 +92,9 @@ def prompt_block(
     chosen = {str(h["id"]) for h in hits}
     lines = []
     for hit in hits:
-        later = hit.get("possibly_outdated_by")
-        if later and str(later) in chosen:
-            continue  # the newer memory is shown: the older one would only confuse
-        mark = ""
-        if later:
-            said = newer.get(str(later))
-            mark = f"; possibly outdated: a newer memory says: {_cut(said['content'], 160)}" if said else ""
-            mark = mark or "; possibly outdated: a newer memory says it changed"
-        lines.append((str(hit["id"]), _line(hit, mark)))
+        note = outdated_note(hit, chosen, newer)
+        if note is not None:
+            lines.append((str(hit["id"]), _line(hit, f"; {note}" if note else "")))
     return _fit(PROMPT_HEAD, lines, estimate, budget)
 
 
@@ -114,7 +110,7 @@ def _line(memory: dict[str, Any], mark: str) -> str:
     created = memory.get("created_at")
     day = created.isoformat()[:10] if hasattr(created, "isoformat") else str(created or "")[:10]
     where = f", project {memory['project']}" if memory.get("project") else ""
-    return f"- [{day}, {memory.get('memory_type', 'memory')}{where}{mark}] {_cut(memory['content'], MEMORY_CHARS)}"
+    return f"- [{day}, {memory.get('memory_type', 'memory')}{where}{mark}] {one_line(memory['content'], MEMORY_CHARS)}"
 
 
 def _fit(head: str, lines: list[tuple[str, str]], estimate: Callable[[str], int], budget: int) -> Block:
@@ -129,8 +125,3 @@ def _fit(head: str, lines: list[tuple[str, str]], estimate: Callable[[str], int]
     if not kept:
         return Block("", ())
     return Block("\n".join([head, *(line for _, line in kept)]), tuple(i for i, _ in kept))
-
-
-def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .capture import ToolEvent, Trail, prompt_decision, tool_decision, without_private
+from .text import one_line
 
 MAX_ITEMS = 3  # failures, fixes and decisions named
 MAX_FILES = 6
@@ -83,10 +84,10 @@ def _prompt(out: Outcome, text: str) -> None:
     if not text or text.startswith("<"):  # a command's or a reminder's text, not the user's words
         return
     if not out.goal:
-        out.goal = _cut(text, GOAL_CHARS)
+        out.goal = one_line(text, GOAL_CHARS)
     decided = prompt_decision(text)
     if decided.store and len(out.decided) < MAX_ITEMS:
-        out.decided.append(_cut(decided.content or text, 160))
+        out.decided.append(one_line(decided.content or text, 160))
 
 
 def _block(out: Outcome, trail: Trail, calls: dict, block: dict) -> None:
@@ -106,12 +107,12 @@ def _block(out: Outcome, trail: Trail, calls: dict, block: dict) -> None:
         failed = bool(block.get("is_error"))
         decided = tool_decision(ToolEvent(tool, arguments, text, text if failed else None), trail)
         if decided.store and decided.reason == "tool_failed" and len(out.failed) < MAX_ITEMS:
-            out.failed.append(_cut(decided.content or "", 200))
+            out.failed.append(one_line(decided.content or "", 200))
         elif decided.store and decided.reason == "error_and_fix" and len(out.fixed) < MAX_ITEMS:
             command = decided.metadata.get("command", "")
             steps = decided.metadata.get("fix") or []
             how = f" after {'; '.join(steps[:3])}" if steps else ""
-            out.fixed.append(_cut(f"`{command}` works{how}", 200))
+            out.fixed.append(one_line(f"`{command}` works{how}", 200))
 
 
 def _result_text(content: Any) -> str:
@@ -125,8 +126,3 @@ def _result_text(content: Any) -> str:
 def _end(text: str) -> str:
     """`text` ending with one full stop (not two after one of its own, nor after ? or !)."""
     return text if text.endswith((".", "?", "!", "。", "？", "！", "…")) else text + "."
-
-
-def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

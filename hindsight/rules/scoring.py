@@ -42,6 +42,7 @@ from datetime import datetime
 from typing import Callable, Iterable, Sequence
 
 from .changes import ChangeRule, Translate, says_changed, states_change
+from .text import one_line
 
 RECALL_CUT = 0.3  # default min_decay_score: below it a memory leaves default recall (it stays stored)
 
@@ -259,6 +260,21 @@ SHOWN_FLAGS = {
 NOTHING_RELEVANT = "No stored memory is relevant to this."
 
 
+def outdated_note(memory: dict, shown: set[str], newer: dict) -> str | None:
+    """What a block says of a memory a newer one possibly changed (`possibly_outdated_by`):
+    None to leave it out (the newer one is shown: the older would only mislead), "" when no
+    newer one changed it, else the mark with what the newer one says (`newer`: by id)."""
+    later = memory.get("possibly_outdated_by")
+    if not later:
+        return ""
+    if str(later) in shown:
+        return None
+    said = newer.get(str(later))
+    if said is None:
+        return "possibly outdated: a newer memory says it changed"
+    return f"possibly outdated: a newer memory says: {one_line(said['content'], 160)}"
+
+
 def prompt_block(
     memories: list[dict], estimate, max_tokens: int, newer: dict | None = None, per_memory_chars: int = 200
 ) -> tuple[str, list]:
@@ -274,18 +290,14 @@ def prompt_block(
     lines, ids = [head], []
     used = estimate(head) + estimate(tail)
     for m in memories:
-        later = m.get("possibly_outdated_by")
-        if later and str(later) in chosen:
-            continue  # the newer memory is shown: the older one would only mislead
-        flags = [SHOWN_FLAGS[f] for f in m.get("flags") or () if f in SHOWN_FLAGS]
-        if later:
-            said = (newer or {}).get(str(later))
-            flags.append(f"possibly outdated, a newer memory says: {_cut(said['content'], 160)}" if said else
-                         "possibly outdated: a newer memory says it changed")  # fmt: skip
+        note = outdated_note(m, chosen, newer or {})
+        if note is None:
+            continue
+        flags = [SHOWN_FLAGS[f] for f in m.get("flags") or () if f in SHOWN_FLAGS] + ([note] if note else [])
         shown = f" | {', '.join(flags)}" if flags else ""
         if m.get("project"):
             shown += f" | project {m['project']}"
-        text = _cut(m["content"], per_memory_chars)
+        text = one_line(m["content"], per_memory_chars)
         head_of = f"{m['memory_type']} | confidence {m['confidence']:.2f} | {m['created_at'][:10]}{shown}"
         line = f"{len(ids) + 1}. [{head_of}] {text}"
         cost = estimate(line)
@@ -296,8 +308,3 @@ def prompt_block(
         used += cost
     lines.append(tail)
     return "\n".join(lines), ids
-
-
-def _cut(text: str, chars: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"

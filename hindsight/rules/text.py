@@ -150,6 +150,13 @@ def content_hash(text: str) -> bytes:
     return hashlib.sha256(normalised(text).encode("utf-8")).digest()
 
 
+def one_line(text: str, limit: int) -> str:
+    """The text on one line (its whitespace runs made one space), at most `limit` characters:
+    cut at the end with "…"."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def estimate_tokens(text: str) -> int:
     """A cheap token estimate: ~4 characters a token for Latin text, ~1 per CJK character."""
     cjk = sum(len(m.group()) for m in _CJK_RUN.finditer(text))
