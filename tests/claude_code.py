@@ -59,6 +59,21 @@ def git_checkout(folder: Path, remote: str) -> Path:
     return folder
 
 
+FAILING_CHECK = """#!/bin/sh
+[ -f .env.test ] || { echo "error: .env.test is missing (the checks read DATABASE_URL from it)" >&2; exit 3; }
+echo "all 12 checks passed"
+"""
+
+
+def courier_checkout(folder: Path) -> Path:
+    """A checkout whose checks (`sh check.sh`) fail until .env.test is made from .env.example:
+    the failure and the fix the hooks' tests capture."""
+    project = git_checkout(folder, "https://github.com/team/courier.git")
+    (project / "check.sh").write_text(FAILING_CHECK)
+    (project / ".env.example").write_text("DATABASE_URL=postgres://localhost/courier_test\n")
+    return project
+
+
 @dataclass
 class Session:
     prompt: str

@@ -258,3 +258,12 @@ def cli(monkeypatch, capsys, db_url):
         return Done(code, captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture
+def model():
+    """The scripted stand-in for the model API behind an IDE client, on loopback (model_stub.py)."""
+    from model_stub import ScriptedModel
+
+    with ScriptedModel() as m:
+        yield m

@@ -13,15 +13,9 @@ import pytest
 from claude_code import HINDSIGHT_TOOLS, ClaudeCode, answer_to, git_checkout, installed, transcript, wire
 from conftest import REPO
 from mcp_client import server_env
-from model_stub import ScriptedModel, load, text, tool
+from model_stub import load, text, tool
 
 pytestmark = pytest.mark.skipif(not installed(), reason="Claude Code is not installed: npm ci --prefix tests/node")
-
-
-@pytest.fixture
-def model():
-    with ScriptedModel() as m:
-        yield m
 
 
 @pytest.fixture

@@ -11,23 +11,12 @@ import sys
 
 import anyio
 import pytest
-from claude_code import ClaudeCode, git_checkout, installed, transcript
+from claude_code import ClaudeCode, courier_checkout, git_checkout, installed, transcript
 from mcp_client import server_env
-from model_stub import ScriptedModel, text, tool
+from model_stub import text, tool
 from test_claude_code import _readme_line
 
 pytestmark = pytest.mark.skipif(not installed(), reason="Claude Code is not installed: npm ci --prefix tests/node")
-
-CHECK = """#!/bin/sh
-[ -f .env.test ] || { echo "error: .env.test is missing (the checks read DATABASE_URL from it)" >&2; exit 3; }
-echo "all 12 checks passed"
-"""
-
-
-@pytest.fixture
-def model():
-    with ScriptedModel() as m:
-        yield m
 
 
 @pytest.fixture
@@ -57,9 +46,7 @@ def _seen(model, session) -> str:
 
 
 async def test_a_failure_and_its_fix_are_captured_and_brought_back_in_the_next_session(claude, model, pg_tmp):
-    project = git_checkout(pg_tmp / "courier", "https://github.com/team/courier.git")
-    (project / "check.sh").write_text(CHECK)
-    (project / ".env.example").write_text("DATABASE_URL=postgres://localhost/courier_test\n")
+    project = courier_checkout(pg_tmp / "courier")
     for needle in ("claude mcp add-json", "hooks install"):  # the README's two lines, as written
         await anyio.to_thread.run_sync(lambda n=needle: _shell(claude, _readme_line(n), pg_tmp))
     installed_hooks = json.loads((claude.home / ".claude" / "settings.json").read_text())["hooks"]

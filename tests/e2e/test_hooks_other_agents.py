@@ -12,21 +12,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from claude_code import git_checkout
+from claude_code import courier_checkout
 from mcp_client import server_command, server_env
-from model_stub import ScriptedModel, text, tool
+from model_stub import text, tool
 from other_agents import GEMINI, Gemini, runs, show
-
-CHECK = """#!/bin/sh
-[ -f .env.test ] || { echo "error: .env.test is missing (the checks read DATABASE_URL from it)" >&2; exit 3; }
-echo "all 12 checks passed"
-"""
-
-
-@pytest.fixture
-def model():
-    with ScriptedModel() as m:
-        yield m
 
 
 def _hindsight(home: Path, *args: str) -> str:
@@ -39,9 +28,7 @@ def _hindsight(home: Path, *args: str) -> str:
 
 @pytest.mark.skipif(not runs(GEMINI), reason="Gemini CLI is not installed: npm ci --prefix tests/node")
 async def test_gemini_hooks_capture_a_fix_and_bring_it_back_in_the_next_session(pg_tmp, model):
-    project = git_checkout(pg_tmp / "courier", "https://github.com/team/courier.git")
-    (project / "check.sh").write_text(CHECK)
-    (project / ".env.example").write_text("DATABASE_URL=postgres://localhost/courier_test\n")
+    project = courier_checkout(pg_tmp / "courier")
     env = server_env(HINDSIGHT_HOME=str(pg_tmp / "home"))
     env.pop("PATH", None), env.pop("HOME", None)
     agent = Gemini(pg_tmp / "user", model, env)

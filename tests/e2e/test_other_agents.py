@@ -12,17 +12,11 @@ from claude_code import (
     git_checkout,
 )
 from mcp_client import server_env
-from model_stub import ScriptedModel, text, tool
+from model_stub import text, tool
 from other_agents import CODEX, GEMINI, Codex, Gemini, runs, show
 
 HINDSIGHT = set(HINDSIGHT_TOOLS)
 FACT = "The release checklist of this repository lives in docs/RELEASING.md."
-
-
-@pytest.fixture
-def model():
-    with ScriptedModel() as m:
-        yield m
 
 
 def _env(pg_tmp):
