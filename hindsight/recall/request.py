@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from ..errors import InvalidInput
-from ..rules import scoring
+from ..rules import deixis, scoring
 from ..rules import validate as v
 
 DEFAULT_MAX_TOKENS = 1000
@@ -58,6 +58,7 @@ class Request:
     format: str
     max_tokens: int
     open_projects: tuple[str, ...] = ()  # ranked as today; another project's memories lower
+    pointed_at: str | None = None  # the open project, when the question points at it ("this repo")
 
 
 def check(
@@ -119,6 +120,7 @@ def check(
         min_decay=float(min_decay_score),
         project=v.project(project),
     )
+    open_projects = (filters.project,) if filters.project else tuple(open_projects)
     return Request(
         agent_id=agent_id,
         query=query,
@@ -133,7 +135,8 @@ def check(
         min_decay=float(min_decay_score),
         format=format,
         max_tokens=max_tokens,
-        open_projects=(filters.project,) if filters.project else tuple(open_projects),
+        open_projects=open_projects,
+        pointed_at=deixis.open_project(query, open_projects),
     )
 
 

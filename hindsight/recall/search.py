@@ -311,6 +311,7 @@ def _candidate(row, req: Request, found: _Found, window: timeparse.Window | None
         replaces=frozenset(row["likely_replaces"] or ()),
         project=row["project"],
         other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects),
+        pointed=row["project"] is not None and row["project"] == req.pointed_at,
     )
 
 

@@ -29,7 +29,9 @@ an irrelevant one above a relevant one.
 6. Project: with a project open (the client's roots), another project's memory counts at
    `other_project` (0.35): the open project's and global memories rank as before, and a
    lesson from another repository still comes first when it is clearly the best match.
-   Two projects' memories never outdate each other (step 4).
+   Two projects' memories never outdate each other (step 4). A question that points at
+   the open project without naming it ("this repo", "here", 这个仓库; rules/deixis.py)
+   counts the open project's memories at `pointed` (1.2) over global ones.
 
 Defaults were chosen on both development sets (the IDE-agent benchmark and LoCoMo) and
 checked against the plain-vector baseline per category; see benchmarks/README.md.
@@ -88,6 +90,7 @@ class Weights:
     decay_weight: float = 0.15
     low_trust: float = 0.85
     other_project: float = 0.35  # another project's memory than the open one(s); see benchmarks/README.md
+    pointed: float = 1.2  # the open project's memory, when the question points at it ("this repo")
 
 
 @dataclass
@@ -119,6 +122,7 @@ class Candidate:
     replaces: frozenset = frozenset()  # older memories this one said changed when stored
     project: str | None = None  # None: global
     other_project: bool = False  # of another project than the one(s) open
+    pointed: bool = False  # of the open project, which the question points at ("this repo")
     score: float = 0.0
 
 
@@ -213,6 +217,9 @@ def priors(cands: Iterable[Candidate], w: Weights, use_decay: bool) -> None:
             factor *= (1 - w.decay_weight) + w.decay_weight * c.decay
         if c.low_trust:
             factor *= w.low_trust
+        if c.pointed:
+            factor *= w.pointed
+            c.parts["pointed"] = w.pointed
         if c.other_project:
             factor *= w.other_project
             c.parts["other_project"] = w.other_project

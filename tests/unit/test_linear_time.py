@@ -19,7 +19,19 @@ from datetime import datetime, timezone
 import pytest
 from shapes import SHAPES
 
-from hindsight.rules import bilingual, changes, clipping, dedup, detectors, guard, policy, privacy, text, timeparse
+from hindsight.rules import (
+    bilingual,
+    changes,
+    clipping,
+    dedup,
+    deixis,
+    detectors,
+    guard,
+    policy,
+    privacy,
+    text,
+    timeparse,
+)
 from hindsight.rules import validate as v
 
 LIMIT = 0.050  # seconds of CPU time for one rule on 32 KB
@@ -45,6 +57,7 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "should_store": lambda s: policy.should_store(policy.Interaction(content=s, error=s[:4000])),
     "query_words": bilingual.query_words,
     "lexical_key": dedup.lexical_key,
+    "points_at_project": deixis.points_at_project,
 }
 
 
