@@ -30,8 +30,8 @@ class Filters(NamedTuple):
 
 
 class Hints(NamedTuple):
-    """recall_vector_hinted's $14-$18: what brings candidates besides similarity ($13 is the
-    vector plan: an exact scan or the index)."""
+    """recall_vector_hinted's $17-$21: what brings candidates besides similarity ($13 is the
+    vector plan: an exact scan or the index; $14-$16 the rows in hand)."""
 
     window_start: datetime | None  # the time window the query names
     window_end: datetime | None

@@ -112,8 +112,9 @@ class Recall:
         self, req: Request, window: timeparse.Window | None, use_decay: bool
     ) -> tuple[list, "_Found"]:
         """While the query is embedded: the keyword channels, then the rows of what they
-        found. Then the vector channel (and the hints' channels), and the rows of what it
-        found that are not in hand yet. Returns the rows, and what the channels said of them."""
+        found. Then, in one statement, the vector channel (and the hints' channels) and the
+        rows of what it found that are not in hand yet. Returns the rows, and what the
+        channels said of them."""
         filters = req.filters if use_decay else req.filters._replace(min_decay=0.0)
         early = [
             asyncio.ensure_future(self._keyword_rows(req, filters)),
@@ -129,6 +130,8 @@ class Recall:
                 task.cancel()
             raise
         waited_at = time.perf_counter()
+        held = list(rows)
+        in_hand = ([a for a, _ in held], [i for _, i in held], [rows[k][1] for k in held])
         if window or req.tools or req.session_id or req.task_type:
             hints = Hints(
                 window_start=window.start if window else None,
@@ -137,28 +140,20 @@ class Recall:
                 session_id=req.session_id,
                 task_type=req.task_type,
             )
-            near = await self.db.fetch("recall_vector_hinted", *filters, CANDIDATES, vector, exact, *hints)
+            fetched = await self.db.fetch("recall_vector_hinted", *filters, CANDIDATES, vector, exact, *in_hand, *hints)
         else:
-            near = await self.db.fetch("recall_vector", *filters, CANDIDATES, vector, exact)
-        vector_at = time.perf_counter()
+            fetched = await self.db.fetch("recall_vector", *filters, CANDIDATES, vector, exact, *in_hand)
         nearest: dict[tuple, float] = {}  # what the vector channel found -> cosine to the query
-        missing: dict[tuple, bool] = {}  # keys to fetch -> strong (their neighbours too)
-        for r in near:
+        for r in fetched:
             key = (r["agent_id"], r["id"])
-            strong = r["strong"]
             if r["similarity"] is not None:
                 nearest[key] = float(r["similarity"])
-            held = rows.get(key)
-            if held is None or (strong and not held[1]):
-                missing[key] = missing.get(key, False) or strong
-        if missing:
-            _merge(rows, await self._rows(filters, missing), missing)
+            if r["content"] is not None:  # not in hand yet (else only its key came back)
+                _merge(rows, [r], {key: r["strong"]})
         _TIMINGS.get().update(
             {
                 "embed": (embedded_at - began) * 1000,
                 "keyword_wait": (waited_at - embedded_at) * 1000,
-                "vector_sql": (vector_at - waited_at) * 1000,
-                "rows_sql": (time.perf_counter() - vector_at) * 1000,
                 "candidates_sql": (time.perf_counter() - waited_at) * 1000,
             }
         )

@@ -1,7 +1,8 @@
 -- The recall statements. Each is one statement a DBA can run by hand; hindsight/recall/search.py
 -- runs the keyword channels and then recall_rows for what they found while the query is being
--- embedded, then recall_vector (or recall_vector_hinted) and recall_rows for the rows it does
--- not have yet, and ranks what comes back (hindsight/rules/scoring.py).
+-- embedded, then one statement, recall_vector (or recall_vector_hinted), that finds the
+-- nearest memories and brings the rows it does not have yet, and ranks what comes back
+-- (hindsight/rules/scoring.py).
 -- Parameters shared by all (hindsight/recall/request.py: Filters, then the limit):
 --   $1 agent          $2 include shared   $3 as_of (what was current then)
 --   $4 memory_type    $5 tags (all of)    $6 metadata containment (jsonb)
@@ -152,15 +153,16 @@ vector AS (
 )
 
 -- name: candidate_rows
--- Fragment: for the seeds (agent_id, id, strong), their rows with everything ranking needs;
+-- Fragment: for the seeds (agent_id, id, strong, similarity), their rows with everything ranking needs;
 -- and, for the strong ones (the best 20 of the vector and keyword channels, the caller's
 -- session), the memory just before and just after each in its session, with the minutes
 -- between them (the context ranking borrows from). Rows are reached by their key
 -- (agent_id, id) so that each is an index lookup.
 seed AS (
-    SELECT agent_id, id, bool_or(strong) AS strong FROM seeds GROUP BY agent_id, id
+    SELECT agent_id, id, bool_or(strong) AS strong, max(similarity) AS similarity FROM seeds GROUP BY agent_id, id
 ), around AS (  -- each seed, and the two neighbours in its session of the strong ones
-    SELECT s.agent_id, s.id AS seed, p.id AS prev, p.created_at AS prev_at, n.id AS next, n.created_at AS next_at
+    SELECT s.agent_id, s.id AS seed, s.strong, s.similarity, p.id AS prev, p.created_at AS prev_at, n.id AS next,
+           n.created_at AS next_at
     FROM seed s
     LEFT JOIN LATERAL (SELECT agent_id, session_id, created_at, seq FROM memories  -- a key lookup,
                        WHERE s.strong AND agent_id = s.agent_id AND id = s.id LIMIT 1) m ON true  -- strong seeds only
@@ -175,17 +177,18 @@ seed AS (
           AND (created_at, seq) > (m.created_at, m.seq) AND created_at <= $3
         ORDER BY created_at, seq LIMIT 1) n ON true
 ), wanted AS (  -- seeds with their neighbours named, then the neighbours themselves
-    SELECT DISTINCT ON (agent_id, id) agent_id, id, prev, prev_at, next, next_at FROM (
-        SELECT agent_id, seed AS id, prev, prev_at, next, next_at, 0 AS pick FROM around
-        UNION ALL SELECT agent_id, prev, NULL, NULL, NULL, NULL, 1 FROM around WHERE prev IS NOT NULL
-        UNION ALL SELECT agent_id, next, NULL, NULL, NULL, NULL, 1 FROM around WHERE next IS NOT NULL
+    SELECT DISTINCT ON (agent_id, id) agent_id, id, strong, similarity, prev, prev_at, next, next_at FROM (
+        SELECT agent_id, seed AS id, strong, similarity, prev, prev_at, next, next_at, 0 AS pick FROM around
+        UNION ALL SELECT agent_id, prev, false, NULL, NULL, NULL, NULL, NULL, 1 FROM around WHERE prev IS NOT NULL
+        UNION ALL SELECT agent_id, next, false, NULL, NULL, NULL, NULL, NULL, 1 FROM around WHERE next IS NOT NULL
     ) all_rows
     ORDER BY agent_id, id, pick
 )
 SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
        created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding, project,
        w.prev, extract(epoch FROM created_at - w.prev_at) / 60 AS prev_minutes,
-       w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes
+       w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes,
+       w.strong, w.similarity
 FROM wanted w
 CROSS JOIN LATERAL (SELECT * FROM memories WHERE agent_id = w.agent_id AND id = w.id LIMIT 1) memories
 CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
@@ -200,37 +203,61 @@ WHERE (memories.agent_id = $1 OR ($2 AND shared))
 -- what the keyword channels found, while the query is being embedded, and then for what
 -- recall_vector (or recall_vector_hinted) found that it does not have yet.
 WITH seeds AS (
-    SELECT agent_id, id, strong FROM unnest($12::text[], $13::uuid[], $14::boolean[]) AS s(agent_id, id, strong)
+    SELECT agent_id, id, strong, NULL::float8 AS similarity
+    FROM unnest($12::text[], $13::uuid[], $14::boolean[]) AS s(agent_id, id, strong)
     WHERE $11::int IS NOT NULL  -- the channels' limit does not apply here; named so $11 is typed
 ),
   --@ candidate_rows
 ;
 
+-- name: found_rows
+-- Fragment: after `found` (agent_id, id, strong, similarity: what the vector channel and the
+-- hints found) and $14-$16 (the keys of the rows in hand, from the keyword channels, and
+-- whether their neighbours came too): the rows ranking needs of what is not in hand
+-- (candidate_rows; `similarity` the cosine to the query where the vector channel found it),
+-- then each find already in hand as its key alone (no content) with that cosine.
+held AS (
+    SELECT agent_id, id, strong FROM unnest($14::text[], $15::uuid[], $16::boolean[]) AS h(agent_id, id, strong)
+), finds AS (
+    SELECT agent_id, id, bool_or(strong) AS strong, max(similarity) AS similarity FROM found GROUP BY agent_id, id
+), seeds AS (  -- not in hand, or in hand without the neighbours a strong find brings
+    SELECT f.agent_id, f.id, f.strong, f.similarity FROM finds f
+    WHERE NOT EXISTS (SELECT 1 FROM held h WHERE h.agent_id = f.agent_id AND h.id = f.id AND (h.strong OR NOT f.strong))
+),
+  --@ candidate_rows
+UNION ALL
+SELECT f.id, f.agent_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+       NULL, NULL, NULL, NULL, f.strong, f.similarity
+FROM finds f
+WHERE EXISTS (SELECT 1 FROM held h WHERE h.agent_id = f.agent_id AND h.id = f.id AND (h.strong OR NOT f.strong))
+
 -- name: recall_vector
--- The vector channel alone, once the query is embedded ($12; $13 the plan): the nearest
--- memories' keys, nearest first, with their cosine to the query (strong: among the best 20,
--- so their session neighbours are fetched too). Their rows come from
--- recall_rows; this statement is planned in a fraction of the time a statement that also
--- fetched them would take.
+-- The one statement once the query is embedded ($12; $13 the plan): the vector channel's
+-- nearest memories (strong: among the best 20, so their session neighbours come too) and,
+-- in the same round trip, the rows of those not in hand yet (found_rows; $14-$16 the rows
+-- in hand).
 WITH
   --@ candidate_vector
-SELECT agent_id, id, rank <= 20 AS strong, 1 - distance AS similarity FROM vector ORDER BY rank;
+, found AS (
+    SELECT agent_id, id, rank <= 20 AS strong, 1 - distance AS similarity FROM vector
+),
+  --@ found_rows
+;
 
 -- name: recall_vector_hinted
--- recall_vector, plus the keys of what the hints bring ("via": the channel; strong: their
--- session neighbours are fetched too):
---   window   the memories of the time window the query names ($14 to $15), most similar
+-- recall_vector, plus what the hints bring (strong: their session neighbours come too):
+--   window   the memories of the time window the query names ($17 to $18), most similar
 --            first, among its latest 5,000 (exact: a narrow window would starve HNSW);
---   tools    memories that used a tool the caller names ($16, lower-cased), most similar
+--   tools    memories that used a tool the caller names ($19, lower-cased), most similar
 --            first, among the latest 200 of each tool;
---   recent   the latest memories of the caller's session ($17) or task type ($18).
+--   recent   the latest memories of the caller's session ($20) or task type ($21).
 WITH
   --@ candidate_vector
 , window_ AS (
     SELECT agent_id, id FROM (
         SELECT agent_id, id, embedding FROM memories
-        WHERE $14::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
-          AND created_at >= $14 AND created_at < $15
+        WHERE $17::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
+          AND created_at >= $17 AND created_at < $18
           --@ recall_filters
         ORDER BY created_at DESC
         LIMIT 5000
@@ -239,7 +266,7 @@ WITH
     LIMIT $11
 ), tool AS (
     SELECT agent_id, id FROM (
-        SELECT DISTINCT t.memory_id FROM unnest($16::text[]) AS q(tool)
+        SELECT DISTINCT t.memory_id FROM unnest($19::text[]) AS q(tool)
         CROSS JOIN LATERAL (
             SELECT memory_id FROM memory_tools
             WHERE agent_id = $1 AND tool = q.tool
@@ -253,16 +280,19 @@ WITH
     LIMIT $11
 ), recent AS (
     SELECT agent_id, id FROM memories
-    WHERE agent_id = $1 AND (($17::text IS NOT NULL AND session_id = $17)
-                             OR ($18::text IS NOT NULL AND metadata ->> 'task_type' = $18))
+    WHERE agent_id = $1 AND (($20::text IS NOT NULL AND session_id = $20)
+                             OR ($21::text IS NOT NULL AND metadata ->> 'task_type' = $21))
       --@ recall_filters
     ORDER BY created_at DESC
     LIMIT $11
-)
-SELECT agent_id, id, 'vector' AS via, rank <= 20 AS strong, 1 - distance AS similarity FROM vector
-UNION ALL SELECT agent_id, id, 'window', false, NULL FROM window_
-UNION ALL SELECT agent_id, id, 'tools', false, NULL FROM tool
-UNION ALL SELECT agent_id, id, 'recent', true, NULL FROM recent;
+), found AS (
+    SELECT agent_id, id, rank <= 20 AS strong, 1 - distance AS similarity FROM vector
+    UNION ALL SELECT agent_id, id, false, NULL FROM window_
+    UNION ALL SELECT agent_id, id, false, NULL FROM tool
+    UNION ALL SELECT agent_id, id, true, NULL FROM recent
+),
+  --@ found_rows
+;
 
 -- name: record_access
 -- Recall's bookkeeping, batched and off the latency path; memory_state is narrow, so this

@@ -588,3 +588,38 @@ async def test_a_chinese_question_about_nothing_stored_gets_no_memories_in_its_p
     assert asked["nothing_relevant"] and asked["ids"] == []
     known = await recall.retrieve("a", "测试服务器地址是什么", as_of=NOW, format="prompt")
     assert "nothing_relevant" not in known and "test-02.example.cn" in known["prompt"]
+
+
+@pytest.mark.parametrize("hints", [{}, {"tools": ["pytest"], "session_id": "s1"}, {"query": "what failed last week?"}])
+async def test_one_statement_after_the_query_is_embedded(memories, db, embedder, hints):
+    """Everything recall reads after the embedding comes back in one round trip: the vector
+    channel (and the hints' channels) with the rows not in hand yet (issue 33)."""
+    from hindsight.embedders.base import AsyncEmbedder
+    from hindsight.recall.search import Recall
+
+    await _fill(memories)
+    await memories.store(
+        "a", "pytest failed on test_login last week", session_id="s1", metadata={"tools_used": ["pytest"]}
+    )
+    after: list[str] = []
+    embedded = []
+
+    class Spy:
+        def __getattr__(self, name):
+            async def call(statement, *args):
+                if embedded:
+                    after.append(statement)
+                return await getattr(db, name)(statement, *args)
+
+            return call
+
+    class Embedder(AsyncEmbedder):
+        async def query(self, text):
+            vector = await super().query(text)
+            embedded.append(text)
+            return vector
+
+    query = hints.pop("query", "which tests failed?")
+    result = await Recall(Spy(), Embedder(embedder)).retrieve("a", query, top_k=3, as_of=NOW, **hints)
+    assert result["memories"]
+    assert after == ["recall_vector_hinted" if hints or "week" in query else "recall_vector"]

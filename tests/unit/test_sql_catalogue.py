@@ -173,7 +173,7 @@ RECALL_USES = {
 
 @pytest.mark.parametrize(
     "row, statement, first",
-    [(Filters, "candidate_vector", 1), (Hints, "recall_vector_hinted", 14)],
+    [(Filters, "candidate_vector", 1), (Hints, "recall_vector_hinted", 17)],
 )
 def test_recall_rows_match_the_recall_statements(row, statement, first):
     sql = queries.get(statement)
