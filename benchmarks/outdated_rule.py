@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from hindsight.data import lexicon
 from hindsight.embedders.e5 import E5Small
-from hindsight.recall import lexicon
 from hindsight.rules import bilingual, changes
 
 HERE = Path(__file__).parent

@@ -30,6 +30,7 @@ from functools import cached_property, partial
 from typing import AsyncIterator, Callable
 
 from .config import Settings
+from .data import lexicon
 from .data import pg_embedded as embedded
 from .data.db import Database, Reader
 from .data.replicas import Reads
@@ -38,7 +39,6 @@ from .embedders import bulk as bulk_embed
 from .embedders.base import AsyncEmbedder, Embedder
 from .errors import AgentRefused, HindsightError, StillStarting
 from .hooks.service import Hooks
-from .recall import lexicon
 from .recall.access import AccessRecorder
 from .recall.search import AccessHook, Recall
 from .rules import validate as v

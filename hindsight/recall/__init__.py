@@ -1,4 +1,4 @@
 """The read path: the checked request, one recall (channels, ranking, the prompt block) and
-the recall bookkeeping. Imports data, embedders, rules and the store's row conversion
-(store.records); never a face nor services.
+the recall bookkeeping. Imports data, embedders and rules; never store, a face nor
+services.
 """

@@ -13,12 +13,12 @@ from typing import Any, Callable, NamedTuple, Protocol
 import numpy as np
 
 from ..config import local_zone
+from ..data import lexicon
 from ..data.db import Reader
+from ..data.records import row_to_dict
 from ..embedders.base import AsyncEmbedder
 from ..rules import bilingual, scoring, timeparse
 from ..rules.text import cjk_share, keyword_text
-from ..store.records import row_to_dict
-from . import lexicon
 from .answer import answer
 from .judge import Words, judge, nothing_relevant
 from .request import Hints, Request, check

@@ -5,7 +5,7 @@ multilingual embedder scores such pairs lower than same-language ones. The keywo
 therefore also carries the other language's words for the question's words: a Chinese
 word's first English glosses ("超时" → timeout, …), and for an English word the Chinese
 words glossed by exactly that word ("database" → 数据库). The words come from CC-CEDICT
-(hindsight/recall/lexicon.py reads it); this module turns its lines into the two maps and
+(hindsight/data/lexicon.py reads it); this module turns its lines into the two maps and
 a query into its translated words. They count at a weight below the query's own words
 (recall/search.py), and a word no memory holds costs nothing.
 """

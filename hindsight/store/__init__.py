@@ -1,3 +1,3 @@
 """The write path: store, update, invalidate, forget; interactions; import and export.
-Imports data, embedders and rules; never a face nor services.
+Imports data, embedders and rules; never recall, a face nor services.
 """

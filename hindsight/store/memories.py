@@ -17,17 +17,17 @@ from typing import Any
 
 import anyio
 
+from ..data import lexicon
 from ..data.columns import MemoryUpdate
 from ..data.db import Database, Reader, Tx
+from ..data.records import iso, row_to_dict
 from ..embedders.base import AsyncEmbedder
 from ..errors import InvalidInput, NotFound
-from ..recall import lexicon
 from ..rules import bilingual, changes, privacy
 from ..rules import validate as v
 from ..rules.text import content_hash
 from . import write
 from .prepare import Prepared, WritePolicy, prepare, prepare_with_key, search_text
-from .records import iso, row_to_dict
 from .write import MAX_TTL_SECONDS as MAX_TTL_SECONDS  # the largest ttl_seconds, for the tools' schema
 
 

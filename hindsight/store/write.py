@@ -12,13 +12,13 @@ from typing import Any
 
 from ..data.columns import NewMemory
 from ..data.db import Tx
+from ..data.records import iso, row_to_dict
 from ..errors import InvalidInput
 from ..rules import changes, dedup, policy, projects
 from ..rules import validate as v
 from ..rules.changes import Translate
 from ..rules.text import content_hash
 from .prepare import Prepared
-from .records import iso, row_to_dict
 
 MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
 NEIGHBOURS = 8  # candidates read for near-duplicates and conflicts

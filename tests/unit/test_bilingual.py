@@ -1,6 +1,6 @@
 """The bilingual lexicon of the keyword channel (hindsight/rules/bilingual.py)."""
 
-from hindsight.recall import lexicon
+from hindsight.data import lexicon
 from hindsight.rules import bilingual
 from hindsight.rules.text import keyword_text
 

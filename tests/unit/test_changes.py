@@ -2,7 +2,7 @@
 
 import pytest
 
-from hindsight.recall import lexicon
+from hindsight.data import lexicon
 from hindsight.rules import bilingual, changes
 
 RULE = changes.ChangeRule()

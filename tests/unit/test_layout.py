@@ -5,7 +5,8 @@ imported, so this runs in well under a second without PostgreSQL or any optional
                 standard module that does I/O or reads the clock (os, pathlib, socket, time, ...)
     data/       knows no faces (server, cli, ui) and not services
     parts       store, recall, upkeep, data, embedders, rules never import a face or services;
-                embedders import only config, errors and embedders
+                embedders import only config, errors and embedders; store and recall never
+                import each other
     cycles      no import cycle among hindsight modules
     size        no module over 400 lines, no function over 80 (from `def` to its last line,
                 decorators excluded; methods and nested functions count on their own)
@@ -224,6 +225,10 @@ def test_parts_never_import_faces_or_services():
             and part_of(i.target) not in ("config", "errors", "embedders")
         ),
         "embedders import only config, errors and embedders",
+    )
+    bad += broken(
+        lambda i: {part_of(i.source), part_of(i.target)} == {"store", "recall"},
+        "store and recall never import each other (what both need lives in data or rules)",
     )
     assert not bad, "\n" + "\n".join(bad)
 

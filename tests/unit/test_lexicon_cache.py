@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hindsight.recall import lexicon
+from hindsight.data import lexicon
 
 
 @pytest.fixture
