@@ -44,7 +44,7 @@ from .recall.search import AccessHook, Recall
 from .rules import validate as v
 from .store.memories import Memories, WritePolicy
 from .store.tokens import Caller
-from .upkeep.maintenance import DECAY_LAMBDA
+from .upkeep.maintenance import Maintenance
 
 log = logging.getLogger("hindsight.server")
 CALLER: ContextVar[Caller | None] = ContextVar("hindsight_caller", default=None)  # an HTTP request's token
@@ -105,9 +105,14 @@ class Services:
         """The zone relative times and the UI's days are counted in."""
         return self.settings.zone()
 
+    @cached_property
+    def maintenance(self) -> Maintenance:
+        """The nightly job (decay, archive, consolidation), for the scheduler and `hindsight maintain`."""
+        return Maintenance(self.db, self.memories)
+
     @property
     def decay_lambda(self) -> float:
-        return DECAY_LAMBDA
+        return self.maintenance.config.decay_lambda
 
     @cached_property
     def bulk_embedder(self) -> Embedder:

@@ -208,9 +208,7 @@ def _now(value: str | None):
 
 
 async def cmd_maintain(args, s: Services) -> int:
-    from ..upkeep.maintenance import Maintenance
-
-    report = await Maintenance(s.db, s.memories).run(_now(args.now), dry_run=args.dry_run, trigger="cli")
+    report = await s.maintenance.run(_now(args.now), dry_run=args.dry_run, trigger="cli")
     if args.json:
         _json(report)
     else:

@@ -18,8 +18,6 @@ from typing import Any, Protocol
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from ..config import Settings, cron_trigger
-from ..data.db import Database
-from ..store.memories import Memories
 from .maintenance import Maintenance
 
 log = logging.getLogger("hindsight.scheduler")
@@ -29,8 +27,7 @@ class Opened(Protocol):
     """What the schedule needs of the services it is handed (hindsight.services.Services)."""
 
     settings: Settings
-    db: Database
-    memories: Memories
+    maintenance: Maintenance
 
 
 def summary(report: dict[str, Any]) -> str:
@@ -80,7 +77,7 @@ def build(maintenance: Maintenance, expression: str, tz: str | None = None) -> A
 
 async def serve(services: Opened) -> None:
     settings = services.settings
-    scheduler = build(Maintenance(services.db, services.memories), settings.maintenance_cron, settings.timezone)
+    scheduler = build(services.maintenance, settings.maintenance_cron, settings.timezone)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):  # before saying it runs: a stop from then on is clean
