@@ -6,9 +6,13 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import ConfigError
 from .rules.dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
+
+if TYPE_CHECKING:
+    from datetime import tzinfo
 
 EMBEDDERS = ("e5-small", "openai")
 DEFAULT_CRON = "0 3 * * *"  # nightly at 03:00
@@ -142,7 +146,7 @@ class Settings:
             hook_tokens=_whole(env, "HINDSIGHT_HOOK_TOKENS", 400, 50, 4000),
         )
 
-    def zone(self):
+    def zone(self) -> tzinfo:
         """The zone relative times ("yesterday", "上周") are counted in."""
         return local_zone(self.timezone)
 
@@ -273,7 +277,7 @@ def _whole(env, name: str, default: int, low: int, high: int) -> int:
     return int(raw)
 
 
-def local_zone(name: str | None = None):
+def local_zone(name: str | None = None) -> tzinfo:
     """The zone days are counted in: an IANA name (HINDSIGHT_TIMEZONE), else the machine's."""
     if name:
         from zoneinfo import ZoneInfo

@@ -26,13 +26,14 @@ import logging
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from functools import cached_property, partial
+from datetime import tzinfo
+from functools import cached_property
 from typing import AsyncIterator, Callable
 
 from .config import Settings
 from .data import lexicon
 from .data import pg_embedded as embedded
-from .data.db import Database, Reader
+from .data.db import Database, Heal, Reader
 from .data.replicas import Reads
 from .embedders import base as embed
 from .embedders import bulk as bulk_embed
@@ -42,7 +43,8 @@ from .hooks.service import Hooks
 from .recall.access import AccessRecorder
 from .recall.search import AccessHook, Recall
 from .rules import validate as v
-from .store.memories import Memories, WritePolicy
+from .store.memories import Memories
+from .store.prepare import WritePolicy
 from .store.tokens import Caller
 from .upkeep.maintenance import Maintenance
 
@@ -98,10 +100,10 @@ class Services:
 
     @cached_property
     def recall(self) -> Recall:
-        return Recall(self.reads, self.async_embedder, on_access=self.on_access, tz=self.tz)
+        return Recall(self.reads or self.db, self.async_embedder, on_access=self.on_access, tz=self.tz)
 
     @cached_property
-    def tz(self):
+    def tz(self) -> tzinfo:
         """The zone relative times and the UI's days are counted in."""
         return self.settings.zone()
 
@@ -146,7 +148,7 @@ async def opened(
     url: str,
     *,
     pool_size: int = 4,
-    heal: Callable | None = None,
+    heal: Heal | None = None,
     load_embedder: bool = False,
     count_access: bool = False,
     warm_recall: bool = False,
@@ -177,7 +179,7 @@ async def opened(
             await services.recall.warm()
         yield services
     finally:
-        if bookkeeping is not None:
+        if bookkeeping is not None and access is not None:
             bookkeeping.cancel()
             with contextlib.suppress(Exception):
                 await access.flush()
@@ -301,24 +303,24 @@ async def opening(
         # The lexicon and the embedder load while the database starts and migrates: that is
         # a subprocess and SQL, so the two cores are both at work (about 1.5 s sooner here).
         started = time.monotonic()
-        beside = [
-            asyncio.ensure_future(asyncio.to_thread(load)) for load in (lexicon.load, partial(embed.create, settings))
-        ]
-        for future in beside:  # a failure to load is reported by whoever awaits it, once
+        words = asyncio.ensure_future(asyncio.to_thread(lexicon.load))
+        loading = asyncio.ensure_future(asyncio.to_thread(embed.create, settings))
+        for future in (words, loading):  # a failure to load is reported by whoever awaits it, once
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
         try:
-            target = url
-            if target is None:
+            if url is None:
                 from .data import bootstrap
 
                 handle.stage = "starting the database"
-                target = await asyncio.wrap_future(started_db or start_early(settings))
+                begun = await asyncio.wrap_future(started_db or start_early(settings))
                 handle.stage = "checking and migrating the database"
-                target = await asyncio.to_thread(bootstrap.make_ready, settings, target, check_role=True)
+                target = await asyncio.to_thread(bootstrap.make_ready, settings, begun, check_role=True)
                 log.info("database ready in %.1f s", time.monotonic() - started)
+            else:
+                target = url
             handle.stage = "loading the embedder and recall's lexicon"
-            embedder = await beside[1]
-            await beside[0]
+            embedder = await loading
+            await words
             handle.stage = "opening the pool"
             async with serving(settings, target, embedder) as services:
                 log.info("ready in %.1f s", time.monotonic() - started)

@@ -76,7 +76,7 @@ def single_word(gloss: str) -> str | None:
     return None
 
 
-def build(lines) -> Lexicon:
+def build(lines: Iterable[str]) -> Lexicon:
     """The two maps from CC-CEDICT lines (traditional simplified [pinyin] /gloss/…/)."""
     zh_en: dict[str, list[str]] = {}
     exact: dict[str, list[tuple[int, int, str]]] = {}  # English word -> (gloss position, glosses, Chinese)

@@ -136,7 +136,7 @@ def tool_decision(event: ToolEvent, trail: Trail) -> Decision:
     return _fix(fixed, command, program, trail)
 
 
-def _failure(event: ToolEvent, command: str | None, arguments: dict, trail: Trail) -> Decision:
+def _failure(event: ToolEvent, command: str | None, arguments: dict[str, Any], trail: Trail) -> Decision:
     name = event.tool.lower()
     error = telling_lines(event.error or _shell_error(event.output))
     if name in LOOK_TOOLS or name in EDIT_TOOLS:
@@ -261,7 +261,7 @@ def telling_lines(text: str | None, limit: int = MAX_ERROR) -> str:
     return one_line(" | ".join(chosen), limit)
 
 
-def _command(name: str, arguments: dict) -> str | None:
+def _command(name: str, arguments: dict[str, Any]) -> str | None:
     if name not in SHELL_TOOLS:
         return None
     command = arguments.get("command") or arguments.get("cmd")
@@ -281,10 +281,10 @@ def _shell_failed(name: str, output: Any) -> bool:
     found = _as_dict(output)
     for key in ("exit_code", "exitCode", "returncode"):
         if isinstance(found.get(key), int):
-            return found[key] != 0
+            return bool(found[key] != 0)
     text = found.get("llmContent") if isinstance(found.get("llmContent"), str) else output
     code = _EXIT_CODE.search(text) if isinstance(text, str) else None
-    return bool(code) and code.group(1) != "0"
+    return code is not None and code.group(1) != "0"
 
 
 def _shell_error(output: Any) -> str:
@@ -295,12 +295,12 @@ def _shell_error(output: Any) -> str:
     return str(text)
 
 
-def _call(tool: str, arguments: dict) -> str:
+def _call(tool: str, arguments: dict[str, Any]) -> str:
     brief = json.dumps(arguments, ensure_ascii=False, sort_keys=True) if arguments else ""
     return f"{tool} {one_line(brief, 200)}".strip()
 
 
-def _as_dict(value: Any) -> dict:
+def _as_dict(value: Any) -> dict[str, Any]:
     if isinstance(value, dict):
         return value
     if isinstance(value, str) and value.strip().startswith("{"):

@@ -103,7 +103,7 @@ def scripts(old_text: str, new_text: str, rule: ChangeRule) -> str:
 
 def floor(old_text: str, new_text: str, rule: ChangeRule) -> float:
     """The cosine floor for this pair's scripts."""
-    return getattr(rule, scripts(old_text, new_text, rule))
+    return float(getattr(rule, scripts(old_text, new_text, rule)))
 
 
 def says_changed(

@@ -87,7 +87,7 @@ def _bare_key(token: str) -> bool:
 # Provider formats: (kind, pattern, group, check, needs). `needs`: words (lower case) one of
 # which a text must hold for the pattern to match in it; the pattern is skipped over text
 # without them (a substring test is far cheaper than a scan, and most text holds none).
-_FORMATS: list[tuple[str, re.Pattern, int, Callable[[str], bool] | None, tuple[str, ...]]] = [
+_FORMATS: list[tuple[str, re.Pattern[str], int, Callable[[str], bool] | None, tuple[str, ...]]] = [
     (
         "private_key",
         re.compile(
@@ -253,7 +253,7 @@ def _prose(text: str) -> Iterator[Span]:
             yield _trimmed(m, group, "password" if passwordy else "secret")
 
 
-def _trimmed(m: re.Match, group: str, kind: str) -> Span:
+def _trimmed(m: re.Match[str], group: str, kind: str) -> Span:
     start, end = m.span(group)
     value = m.group(group)
     return start, end - (len(value) - len(value.rstrip(".,;:)]}>"))), kind
@@ -288,7 +288,7 @@ def _emails(text: str) -> Iterator[Span]:
 
 # Numbers of personal data stand alone: not inside a run of ASCII letters and digits (a hex
 # digest's digits), though next to Chinese text ("手机13812345678") they count.
-_PII: list[tuple[str, re.Pattern, Callable[[str], bool] | None]] = [
+_PII: list[tuple[str, re.Pattern[str], Callable[[str], bool] | None]] = [
     ("card_number", re.compile(r"(?<![\dA-Za-z-])\d(?:[ -]?\d){12,18}(?![\dA-Za-z-])"), _card),
     (
         "national_id",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Any, Callable, Iterable, Sequence
 
 from . import relevance
@@ -108,7 +109,7 @@ def standing_block(
 
 def _line(memory: dict[str, Any], mark: str) -> str:
     created = memory.get("created_at")
-    day = created.isoformat()[:10] if hasattr(created, "isoformat") else str(created or "")[:10]
+    day = created.isoformat()[:10] if isinstance(created, (datetime, date)) else str(created or "")[:10]
     where = f", project {memory['project']}" if memory.get("project") else ""
     return f"- [{day}, {memory.get('memory_type', 'memory')}{where}{mark}] {one_line(memory['content'], MEMORY_CHARS)}"
 

@@ -90,7 +90,7 @@ def _prompt(out: Outcome, text: str) -> None:
         out.decided.append(one_line(decided.content or text, 160))
 
 
-def _block(out: Outcome, trail: Trail, calls: dict, block: dict) -> None:
+def _block(out: Outcome, trail: Trail, calls: dict[str, Any], block: dict[str, Any]) -> None:
     kind = block.get("type")
     if kind == "tool_use":
         calls[str(block.get("id"))] = (str(block.get("name") or ""), block.get("input"))

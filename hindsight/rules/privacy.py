@@ -176,7 +176,8 @@ class Sealer:
         from cryptography.fernet import InvalidToken
 
         try:
-            return json.loads(self._fernet.decrypt(bytes(token)))
+            opened: dict[str, Any] = json.loads(self._fernet.decrypt(bytes(token)))
+            return opened
         except InvalidToken:
             raise SealError(
                 "the sealed content cannot be decrypted with HINDSIGHT_ENCRYPTION_KEY "

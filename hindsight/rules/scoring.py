@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .changes import ChangeRule, Translate, says_changed, states_change
 from .text import one_line
@@ -119,7 +119,7 @@ class Candidate:
     channels: set[str] = field(default_factory=set)
     parts: dict[str, float] = field(default_factory=dict)
     outdated_by: object = None  # a newer memory that says this one changed
-    replaces: frozenset = frozenset()  # older memories this one said changed when stored
+    replaces: frozenset[object] = frozenset()  # older memories this one said changed when stored
     project: str | None = None  # None: global
     other_project: bool = False  # of another project than the one(s) open
     pointed: bool = False  # of the open project, which the question points at ("this repo")
@@ -246,7 +246,7 @@ def rank(
     return sorted(cands, key=lambda c: (-c.score, c.created_at or datetime.min))
 
 
-def monotone_confidence(hits: list[dict]) -> None:
+def monotone_confidence(hits: list[dict[str, Any]]) -> None:
     """Each hit's confidence: how likely it is relevant (its `relevance`, rules.relevance),
     never rising down the list: a hit is at most as sure as the one above it (the
     evidence is per hit; the order is the ranking's)."""
@@ -267,7 +267,7 @@ SHOWN_FLAGS = {
 NOTHING_RELEVANT = "No stored memory is relevant to this."
 
 
-def outdated_note(memory: dict, shown: set[str], newer: dict) -> str | None:
+def outdated_note(memory: dict[str, Any], shown: set[str], newer: dict[str, Any]) -> str | None:
     """What a block says of a memory a newer one possibly changed (`possibly_outdated_by`):
     None to leave it out (the newer one is shown: the older would only mislead), "" when no
     newer one changed it, else the mark with what the newer one says (`newer`: by id)."""
@@ -283,8 +283,12 @@ def outdated_note(memory: dict, shown: set[str], newer: dict) -> str | None:
 
 
 def prompt_block(
-    memories: list[dict], estimate, max_tokens: int, newer: dict | None = None, per_memory_chars: int = 200
-) -> tuple[str, list]:
+    memories: list[dict[str, Any]],
+    estimate: Callable[[str], int],
+    max_tokens: int,
+    newer: dict[str, Any] | None = None,
+    per_memory_chars: int = 200,
+) -> tuple[str, list[str]]:
     """Numbered lines ready for a system prompt, most relevant first, within `max_tokens`
     (estimated), and the ids of the memories it shows. A memory a newer one possibly changed
     (`possibly_outdated_by`) is left out when the newer one is shown, else marked with what
@@ -294,7 +298,7 @@ def prompt_block(
     head = "Relevant memories (most relevant first):"
     tail = "When current information conflicts with these memories, trust the current information."
     chosen = {str(m["id"]) for m in memories}
-    lines, ids = [head], []
+    lines, ids = [head], list[str]()
     used = estimate(head) + estimate(tail)
     for m in memories:
         note = outdated_note(m, chosen, newer or {})

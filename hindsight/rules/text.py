@@ -6,6 +6,7 @@ import hashlib
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 # CJK ideographs, kana and hangul: scripts written without spaces between words. The one
 # definition: dedup and the write policy use it too.
@@ -98,14 +99,14 @@ def _identifier_forms(found: str) -> tuple[str, ...]:
 _UNSEARCHED_KEYS = {"external_id"}
 
 
-def metadata_text(metadata: dict | None) -> str:
+def metadata_text(metadata: dict[str, Any] | None) -> str:
     """The words in a memory's metadata (its entities, error message, task type, a photo's
     caption, ...), so keyword search finds a memory by them too. Keys are not included."""
     if not metadata:
         return ""
     out: list[str] = []
 
-    def walk(value) -> None:
+    def walk(value: Any) -> None:
         if isinstance(value, str):
             out.append(value)
         elif isinstance(value, dict):  # keys in sorted order: the same text however the object was built
@@ -120,7 +121,7 @@ def metadata_text(metadata: dict | None) -> str:
     return " ".join(out)
 
 
-def indexed_text(content: str, metadata: dict | None, tags: list[str] | None = None) -> str:
+def indexed_text(content: str, metadata: dict[str, Any] | None, tags: list[str] | None = None) -> str:
     """What the keyword index holds for a memory: its content, its metadata's words and
     its tags."""
     extra = " ".join(filter(None, [metadata_text(metadata), " ".join(tags or [])]))

@@ -17,7 +17,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 from .text import ascii_lower
 
@@ -88,10 +88,10 @@ class Window:
     end: datetime  # exclusive, UTC
     matched: str  # the words that named it
 
-    def __iter__(self):  # (start, end, matched), as callers unpack it
+    def __iter__(self) -> Iterator[Any]:  # (start, end, matched), as callers unpack it
         return iter((self.start, self.end, self.matched))
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> Any:
         return (self.start, self.end, self.matched)[i]
 
 
@@ -202,7 +202,7 @@ def _zh_amount(text: str) -> tuple[int, int] | None:
     return None if n is None else (n, n)
 
 
-_Rule = tuple[re.Pattern, Callable[[re.Match, _Clock], tuple[datetime, datetime]]]
+_Rule = tuple[re.Pattern[str], Callable[[re.Match[str], _Clock], tuple[datetime, datetime]]]
 _NUM_EN = r"(\d{1,6}|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"  # noqa: E501
 _UNIT_EN = r"(day|week|month|year)s?"
 _MONTH_EN = (
@@ -223,7 +223,7 @@ def _amount_ago(amount: tuple[int, int] | None, unit: str, c: _Clock) -> tuple[d
     return c.ago(amount[0], amount[1], _UNIT_DAYS[unit])
 
 
-def _en(pattern: str) -> re.Pattern:
+def _en(pattern: str) -> re.Pattern[str]:
     """An English rule: matched against the query in lower case (rules.text.ascii_lower)."""
     return re.compile(pattern)
 
@@ -347,7 +347,7 @@ def resolve(query: str, as_of: datetime, tz: tzinfo | None = None) -> Window | N
         clock = _Clock(as_of, tz or timezone.utc)
     except (OverflowError, ValueError):  # as_of at the calendar's very ends
         return None
-    found: list[tuple[int, int, re.Match, Callable]] = []
+    found: list[tuple[int, int, re.Match[str], Callable[..., tuple[datetime, datetime]]]] = []
     passes = [(_EN_RULES, ascii_lower(query))]
     if _CJK.search(query):  # the Chinese rules only where there is Chinese
         passes.append((_ZH_RULES, query))

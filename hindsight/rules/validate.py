@@ -85,7 +85,7 @@ def memory_type(value: Any, field: str = "memory_type", required: bool = True) -
         return None
     if value not in MEMORY_TYPES:
         raise InvalidInput(field, f"{shown(value)} is not allowed; use one of {', '.join(MEMORY_TYPES)}")
-    return value
+    return str(value)
 
 
 def integer(field: str, value: Any, lo: int, hi: int, *, required: bool = True) -> int | None:
@@ -95,7 +95,7 @@ def integer(field: str, value: Any, lo: int, hi: int, *, required: bool = True) 
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise InvalidInput(field, f"must be a whole number from {lo} to {hi}")
-    return value
+    return int(value)
 
 
 def importance(value: Any, required: bool = True) -> int | None:
@@ -138,7 +138,7 @@ def _check_json(field: str, value: Any, depth: int = 0) -> None:
         raise InvalidInput(field, f"holds a {type(value).__name__}; only JSON values are allowed")
 
 
-def metadata(value: Any, field: str = "metadata", required: bool = False) -> dict | None:
+def metadata(value: Any, field: str = "metadata", required: bool = False) -> dict[str, Any] | None:
     if value is None and not required:
         return None
     if not isinstance(value, dict):
@@ -176,15 +176,16 @@ def timestamp(field: str, value: Any, required: bool = False) -> datetime | None
     LATEST in UTC — an offset must not carry it past either end."""
     if value is None and not required:
         return None
+    parsed: datetime
     if isinstance(value, datetime):
         parsed = value
     elif isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError:
-            parsed = None
-        if parsed is None:
-            raise InvalidInput(field, f"{shown(value)} is not an ISO 8601 date-time like '2024-03-10T14:30:00Z'")
+            raise InvalidInput(
+                field, f"{shown(value)} is not an ISO 8601 date-time like '2024-03-10T14:30:00Z'"
+            ) from None
     else:
         raise InvalidInput(field, "must be an ISO 8601 date-time string like '2024-03-10T14:30:00Z'")
     parsed = parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
@@ -230,7 +231,7 @@ def project(value: Any, field: str = "project", *, allow_global: bool = True) ->
     return no_secret(field, value)
 
 
-def sensitive(value: Any, metadata: dict | None, field: str = "sensitive") -> list[str]:
+def sensitive(value: Any, metadata: dict[str, Any] | None, field: str = "sensitive") -> list[str]:
     """Names of metadata keys whose values are sensitive (sealed or redacted whole)."""
     if value is None:
         return []
