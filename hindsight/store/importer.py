@@ -32,6 +32,7 @@ from ..rules import privacy
 from ..rules import validate as v
 from ..rules.text import content_hash, indexed_text
 from . import transfer
+from .unit import locked
 
 ON_CONFLICT = ("skip", "replace")
 
@@ -191,10 +192,11 @@ async def import_records(
         return await transfer.restore(db, embedder, agent_id, records, batch_size, progress, sealer, on_conflict)
     now = datetime.now(timezone.utc)
     refs = [uuid.UUID(r["supersedes"]) for r in records if r["supersedes"] and _is_uuid(r["supersedes"])]
-    known = [Known(**dict(k)) for k in await db.fetch("import_known", agent_id, refs)]
-    todo = plan(records, known, on_conflict, now)
-    rows = [_private(r, sealer) for r in todo.rows]
     async with db.transaction("importing memories", "import") as tx:
+        await locked(tx, agent_id, "import")  # what is planned below stays true until commit
+        known = [Known(**dict(k)) for k in await tx.fetch("import_known", agent_id, refs)]
+        todo = plan(records, known, on_conflict, now)
+        rows = [_private(r, sealer) for r in todo.rows]
         await tx.fetchval("skip_history")  # history is written below, at the times it happened
         await tx.execute("import_delete_live", agent_id, todo.delete_live)
         await tx.execute("import_delete_archived", agent_id, todo.delete_archived)

@@ -19,7 +19,7 @@ import anyio
 
 from ..data import lexicon
 from ..data.columns import MemoryUpdate
-from ..data.db import Database, Reader, Tx
+from ..data.db import Database, Reader
 from ..data.records import iso, row_to_dict
 from ..embedders.base import AsyncEmbedder
 from ..errors import InvalidInput, NotFound
@@ -28,6 +28,7 @@ from ..rules import validate as v
 from ..rules.text import content_hash
 from . import write
 from .prepare import Prepared, WritePolicy, prepare, prepare_with_key, search_text
+from .unit import Unit, unit_of_work
 from .write import MAX_TTL_SECONDS as MAX_TTL_SECONDS  # the largest ttl_seconds, for the tools' schema
 
 
@@ -74,17 +75,16 @@ class Memories:
         )
         vector = await self.embedder.passage(p.content)
         translate = await _translator(p.content)
-        async with self.db.transaction("storing a memory") as tx:
-            await tx.fetchrow("begin_write", w.agent_id, w.call, w.reason)
-            stored = await self._write(tx, w, p, words, search, vector, translate)
+        async with unit_of_work(self.db, w.agent_id, "storing a memory", w.call, w.reason) as unit:
+            stored = await self._write(unit, w, p, words, search, vector, translate)
         return await anyio.to_thread.run_sync(write.report, stored, p, self.policy.conflict_threshold, translate)
 
     async def _write(
-        self, tx: Tx, w: write.Write, p: Prepared, words: tuple[str, ...], search: str, vector, translate=None
+        self, unit: Unit, w: write.Write, p: Prepared, words: tuple[str, ...], search: str, vector, translate=None
     ) -> write.Stored:
         """Under the agent's write lock: supersede, then reinforce a duplicate or insert."""
-        new_id = uuid.uuid4()
-        replaced = await write.targets(tx, w.agent_id, w.supersedes, w.slot)
+        tx, new_id = unit.tx, uuid.uuid4()
+        replaced = await write.targets(unit, w.supersedes, w.slot)
         if w.supersedes is not None and w.slot is None:
             w.slot = replaced[w.supersedes]  # the new memory takes over the old one's slot
         candidates = await tx.fetch(
@@ -101,9 +101,22 @@ class Memories:
             )
             row = await write.insert(tx, w, p, search, vector, new_id, likely)
             if row is None:  # the unique index found a current twin (a writer outside the lock)
-                dup_id = keep_id = await write.twin(tx, w, p)
+                dup_id = keep_id = await unit.equal(w.memory_type, p.dedup_key)
                 row = await write.reinforce(tx, w, p, dup_id)
         return write.Stored(row, dup_id, keep_id, replaced, superseded, near)
+
+    async def dismiss_conflict(self, agent_id: str, new_id: Any, old_id: Any, call: str = "ui") -> None:
+        """The newer memory does not replace the older one (the page's "not a conflict"):
+        recall stops ranking the older under it. Under the agent's write lock."""
+        agent_id = v.agent_id(agent_id)
+        new, old = v.memory_id(new_id, "new_id"), v.memory_id(old_id, "old_id")
+        async with unit_of_work(
+            self.db, agent_id, "dismissing a possible conflict", call, "dismissed a possible conflict"
+        ) as unit:
+            if await unit.tx.fetchval("dismiss_conflict", agent_id, new, old) is None:
+                raise InvalidInput(
+                    "old_id", f"memory {new} of agent {agent_id!r} does not name {old} as a memory it likely replaces"
+                )
 
     async def get(self, agent_id: str, memory_id: Any, reveal: Any = False) -> dict[str, Any]:
         """One memory. `reveal`: put the decrypted original content and metadata in place of
@@ -166,16 +179,15 @@ class Memories:
             sealed=p.sealed if p else None,
             flags=p.flags if changed else None,
         )
-        async with self.db.transaction("updating a memory") as tx:
-            await tx.fetchrow("begin_write", agent_id, call, None)
+        async with unit_of_work(self.db, agent_id, "updating a memory", call) as unit:
             if changed:
-                twin = await tx.fetchval("find_exact_duplicate", agent_id, state["memory_type"], p.dedup_key)
+                twin = await unit.equal(state["memory_type"], p.dedup_key)
                 if twin is not None and twin != mid:
                     raise InvalidInput(
                         "content",
                         f"is the same as memory {twin}; invalidate or delete one of them instead of making them equal",
                     )
-            row = await tx.fetchrow("update_memory", *change)
+            row = await unit.tx.fetchrow("update_memory", *change)
         if row is None:  # deleted between the check and the update
             raise NotFound("memory_id", str(mid), agent_id)
         out = row_to_dict(row)

@@ -26,6 +26,7 @@ from ..errors import InvalidInput
 from ..rules import privacy
 from ..rules import validate as v
 from ..rules.text import content_hash, indexed_text
+from .unit import locked
 
 FORMAT = "hindsight-export/1"
 _TIMES = ("stored_at", "updated_at", "expires_at", "invalidated_at", "last_accessed", "archived_at")
@@ -147,10 +148,11 @@ async def restore(
     or with on_conflict="replace" removed with its history and written as exported."""
     agent_id = v.agent_id(agent_id)
     ids = [r["restore"]["memory_id"] for r in records]
-    present = {row["id"] for row in await db.fetch("restore_present", agent_id, ids)}
-    todo = [r for r in records if r["restore"]["memory_id"] not in present or on_conflict == "replace"]
-    memories = [_private(r, sealer) for r in todo if r["restore"]["kind"] == "memory"]
     async with db.transaction("restoring an export", "import") as tx:
+        await locked(tx, agent_id, "import")  # what is found present stays so until commit
+        present = {row["id"] for row in await tx.fetch("restore_present", agent_id, ids)}
+        todo = [r for r in records if r["restore"]["memory_id"] not in present or on_conflict == "replace"]
+        memories = [_private(r, sealer) for r in todo if r["restore"]["kind"] == "memory"]
         await tx.fetchval("skip_history")
         if on_conflict == "replace" and present:
             await tx.execute("restore_remove_memories", agent_id, list(present))

@@ -19,6 +19,7 @@ from ..rules import validate as v
 from ..rules.changes import Translate
 from ..rules.text import content_hash
 from .prepare import Prepared
+from .unit import Unit
 
 MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
 NEIGHBOURS = 8  # candidates read for near-duplicates and conflicts
@@ -117,8 +118,9 @@ def check(
     )
 
 
-async def targets(tx: Tx, agent_id: str, supersedes: uuid.UUID | None, slot: str | None) -> dict[uuid.UUID, str | None]:
+async def targets(unit: Unit, supersedes: uuid.UUID | None, slot: str | None) -> dict[uuid.UUID, str | None]:
     """The current memories this write replaces: {id: its slot}."""
+    tx, agent_id = unit.tx, unit.agent_id
     found: dict[uuid.UUID, str | None] = {}
     if supersedes is not None:
         state = await tx.fetchrow("own_memory_state", agent_id, supersedes)
@@ -133,10 +135,9 @@ async def targets(tx: Tx, agent_id: str, supersedes: uuid.UUID | None, slot: str
         if slot is not None and state["slot"] not in (None, slot):
             raise InvalidInput("slot", f"memory {supersedes} holds slot {state['slot']!r}, not {slot!r}")
         found[supersedes] = state["slot"]
-    if slot is not None:
-        holder = await tx.fetchval("slot_holder", agent_id, slot)
-        if holder is not None:
-            found[holder] = slot
+    holder = await unit.slot_holder(slot)
+    if holder is not None:
+        found[holder] = slot
     return found
 
 
@@ -207,11 +208,6 @@ async def insert(tx: Tx, w: Write, p: Prepared, search: str, vector, new_id: uui
     if row is not None and likely:
         await tx.fetchval("mark_likely_replaces", w.agent_id, new_id, likely)
     return row
-
-
-async def twin(tx: Tx, w: Write, p: Prepared) -> uuid.UUID:
-    """The current memory with this write's dedup key (stored by a writer outside the lock)."""
-    return await tx.fetchval("find_exact_duplicate", w.agent_id, w.memory_type, p.dedup_key)
 
 
 def likely_replaced(near: list, content: str, created: datetime, replaced, translate: Translate | None) -> list:

@@ -259,7 +259,7 @@ async def confirm(request: Request, c: views.Ctx, form: dict[str, str]) -> Respo
 
 async def dismiss(request: Request, c: views.Ctx, form: dict[str, str]) -> Response:
     new = v.memory_id(form.get("new_id"), "new_id")
-    await data.dismiss_conflict(_ui(request).services, c.agent, new, form.get("old_id"))
+    await _ui(request).services.memories.dismiss_conflict(c.agent, new, form.get("old_id"), call="ui")
     return _back(c, "/conflicts" if form.get("back") == "conflicts" else f"/memory/{new}", "dismissed")
 
 

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ..data.db import Database
-from ..errors import InvalidInput, NotFound
+from ..errors import NotFound
 from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
 from ..services import Services
@@ -121,19 +121,6 @@ async def _links(s: Services, agent: str, mid: uuid.UUID, memory: dict[str, Any]
 
 async def conflicts(s: Services, agent: str) -> list[dict[str, Any]]:
     return [row_to_dict(r) for r in await s.reads.fetch("ui_open_conflicts", agent, CONFLICTS)]
-
-
-async def dismiss_conflict(s: Services, agent: str, new_id: Any, old_id: Any) -> None:
-    """The newer memory does not replace the older one: recall stops ranking the older
-    under it. Under the agent's write lock, like every live write."""
-    agent = v.agent_id(agent)
-    new, old = v.memory_id(new_id, "new_id"), v.memory_id(old_id, "old_id")
-    async with s.db.transaction("dismissing a possible conflict") as tx:
-        await tx.fetchrow("begin_write", agent, "ui", "dismissed a possible conflict")
-        if await tx.fetchval("ui_dismiss_conflict", agent, new, old) is None:
-            raise InvalidInput(
-                "old_id", f"memory {new} of agent {agent!r} does not name {old} as a memory it likely replaces"
-            )
 
 
 async def archive(s: Services, agent: str, offset: int) -> dict[str, Any]:

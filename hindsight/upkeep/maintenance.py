@@ -22,6 +22,7 @@ from ..errors import InvalidInput, NotFound
 from ..rules import consolidation, policy, scoring, vector_indexes
 from ..rules import validate as v
 from ..store.memories import Memories
+from ..store.unit import locked
 from . import agent_indexes
 
 log = logging.getLogger(__name__)
@@ -196,22 +197,19 @@ async def restore(db: Database, agent_id: str, memory_id: Any, now: datetime, ca
     why = f"restored from archive ({row['archive_reason']})"
     async with db.transaction("restoring a memory", call, why) as tx:
         await tx.execute("history_action", "restore")
-        if row["invalidated_at"] is None:
-            await tx.fetchrow("begin_write", agent_id, call, why)
-            if row["dedup_key"] is not None:
-                twin = await tx.fetchval("find_exact_duplicate", agent_id, row["memory_type"], row["dedup_key"])
-                if twin is not None:
-                    raise InvalidInput(
-                        "memory_id", f"memory {twin} holds the same content now; restoring {mid} would duplicate it"
-                    )
-            if row["slot"] is not None:
-                holder = await tx.fetchval("slot_holder", agent_id, row["slot"])
-                if holder is not None:
-                    raise InvalidInput(
-                        "memory_id",
-                        f"slot {row['slot']!r} is held by memory {holder} now; "
-                        "invalidate it first or restore as history",
-                    )
+        if row["invalidated_at"] is None:  # it becomes current: the checks of every live write
+            unit = await locked(tx, agent_id, call, why)
+            twin = await unit.equal(row["memory_type"], row["dedup_key"])
+            if twin is not None:
+                raise InvalidInput(
+                    "memory_id", f"memory {twin} holds the same content now; restoring {mid} would duplicate it"
+                )
+            holder = await unit.slot_holder(row["slot"])
+            if holder is not None:
+                raise InvalidInput(
+                    "memory_id",
+                    f"slot {row['slot']!r} is held by memory {holder} now; invalidate it first or restore as history",
+                )
         restored = await tx.fetchval("restore_memory", agent_id, mid, expires)
         await tx.fetchval("restore_state_fresh", agent_id, mid, row["access_count"], now)
         decay = await tx.fetchval("memory_decay", agent_id, mid)

@@ -171,3 +171,10 @@ ORDER BY seq;
 -- $4: 'git remote' or 'folder'): recorded on first sight, its last sighting kept current.
 INSERT INTO project_roots (agent_id, root, project, source) VALUES ($1, $2, $3, $4)
 ON CONFLICT (agent_id, root) DO UPDATE SET project = excluded.project, source = excluded.source, last_seen = now();
+
+-- name: dismiss_conflict
+-- "It does not replace it": drop $3 from memory $2's likely_replaces, so recall stops
+-- ranking $3 under $2. Not a history event (memory_history records content and validity).
+UPDATE memories SET likely_replaces = array_remove(likely_replaces, $3)
+WHERE agent_id = $1 AND id = $2 AND $3 = ANY(likely_replaces)
+RETURNING id;

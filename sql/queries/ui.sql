@@ -103,13 +103,6 @@ WHERE n.agent_id = $1 AND n.invalidated_at IS NULL AND n.likely_replaces <> '{}'
 ORDER BY n.created_at DESC, o.created_at DESC
 LIMIT $2;
 
--- name: ui_dismiss_conflict
--- "It does not replace it": drop $3 from memory $2's likely_replaces, so recall stops
--- ranking $3 under $2. Not a history event (memory_history records content and validity).
-UPDATE memories SET likely_replaces = array_remove(likely_replaces, $3)
-WHERE agent_id = $1 AND id = $2 AND $3 = ANY(likely_replaces)
-RETURNING id;
-
 -- name: ui_archive_list
 -- The agent's archived memories, most recently archived first: what `restore` can bring back.
 SELECT id, memory_type, content, importance, created_at, expires_at, invalidated_at, archived_at,
