@@ -14,6 +14,8 @@ from .rules.dedup import DEFAULT_CONFLICT_THRESHOLD, DEFAULT_THRESHOLD
 if TYPE_CHECKING:
     from datetime import tzinfo
 
+NO_CAPTURE = ".hindsight-no-capture"  # in a project's folder: its hooks store nothing (HINDSIGHT_CAPTURE)
+
 EMBEDDERS = ("e5-small", "openai")
 DEFAULT_CRON = "0 3 * * *"  # nightly at 03:00
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")

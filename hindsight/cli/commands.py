@@ -11,8 +11,6 @@ import time
 import uuid
 from typing import Any
 
-from ..data import migrate
-from ..data.db import redact
 from ..errors import InvalidInput, NotFound
 from ..services import Services
 from . import render
@@ -27,7 +25,8 @@ def _json(value: Any) -> None:
 
 
 async def cmd_migrate(args, s: Services) -> int:
-    print(f"database at revision {migrate.head()} ({redact(s.url)})", file=sys.stderr)
+    revision, where = s.database()
+    print(f"database at revision {revision} ({where})", file=sys.stderr)
     return 0
 
 
@@ -165,7 +164,7 @@ async def _resolve(s: Services, agent: str, given: str) -> uuid.UUID:
             f"{given!r} is not a memory id or the start of one (at least 4 "
             "hexadecimal characters, as `hindsight list` shows)",
         )
-    found = [r["id"] for r in await s.db.fetch("resolve_id_prefix", agent, prefix)]
+    found = await s.views.ids_starting(agent, prefix)
     if not found:
         raise NotFound("memory_id", f"starting with {given!r}", agent)
     if len(found) > 1:
@@ -177,25 +176,12 @@ async def _resolve(s: Services, agent: str, given: str) -> uuid.UUID:
 
 
 async def cmd_show(args, s: Services) -> int:
-    from ..store.memories import row_to_dict
-
     agent = s.agent(args.agent)
-    mid = await _resolve(s, agent, args.memory_id)
-    try:
-        memory = await s.memories.get(agent, mid, reveal=args.reveal)
-    except NotFound:
-        row = await s.db.fetchrow("show_archived", agent, mid)
-        if row is None:
-            raise
-        memory = row_to_dict(row)
-    try:
-        history = await s.memories.history(agent, mid)
-    except NotFound:  # another agent's shared memory: its history is the owner's
-        history = []
+    shown = await s.views.shown(agent, await _resolve(s, agent, args.memory_id), reveal=args.reveal)
     if args.json:
-        _json({"memory": memory, "history": history})
+        _json(shown)
     else:
-        _out(render.memory_block(memory, history, render.width()))
+        _out(render.memory_block(shown["memory"], shown["history"], render.width()))
     return 0
 
 
@@ -208,7 +194,7 @@ def _now(value: str | None):
 
 
 async def cmd_maintain(args, s: Services) -> int:
-    report = await s.maintenance.run(_now(args.now), dry_run=args.dry_run, trigger="cli")
+    report = await s.maintain(_now(args.now), dry_run=args.dry_run, trigger="cli")
     if args.json:
         _json(report)
     else:
@@ -219,17 +205,14 @@ async def cmd_maintain(args, s: Services) -> int:
 
 
 async def cmd_scheduler(args, s: Services) -> int:
-    from ..upkeep.schedule import serve
-
-    await serve(s)
+    await s.schedule()
     return 0
 
 
 async def cmd_stats(args, s: Services) -> int:
-    from .stats import collect
     from .stats import render as show
 
-    data = await collect(s.db, args.agent, _now(None))
+    data = await s.views.stats(args.agent, _now(None))
     if args.json:
         _json(data)
     else:
@@ -238,19 +221,14 @@ async def cmd_stats(args, s: Services) -> int:
 
 
 async def cmd_reembed(args, s: Services) -> int:
-    from ..embedders import base as embed
-    from ..upkeep.reembed import reembed
-
-    name, dimension = embed.describe(s.settings)
+    name, _ = s.embedder_name()
     bar, task = _progress(0, f"re-embedding with {name}")
     with bar:
 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        result = await reembed(
-            s.db, s.bulk_embedder, name, dimension, batch_size=args.batch_size, limit=args.limit, progress=progress
-        )
+        result = await s.reembed(batch_size=args.batch_size, limit=args.limit, progress=progress)
     _json(result)
     if result["status"] == "paused":
         print(
@@ -262,10 +240,8 @@ async def cmd_reembed(args, s: Services) -> int:
 
 
 async def cmd_export(args, s: Services) -> int:
-    from ..store.transfer import export_lines
-
     agent = s.agent(args.agent)
-    lines = await export_lines(s.db, agent)
+    lines = await s.export(agent)
     sys.stdout.write("".join(line + "\n" for line in lines))
     print(f"exported {len(lines)} lines for agent {agent!r}", file=sys.stderr)
     return 0
@@ -289,34 +265,28 @@ def _progress(total: int, what: str):
 def load_import(args) -> list[dict[str, Any]]:
     """Every line checked before the database is even opened: the bad ones named (and, with
     --skip-bad-lines, left out)."""
-    from ..store.import_lines import bad_lines, read_records
+    from ..services import bad_lines, read_import
 
     if args.file == "-":
-        records, bad = read_records(sys.stdin, args.skip_bad_lines)
+        records, bad = read_import(sys.stdin, args.skip_bad_lines)
     else:
         with open(args.file, encoding="utf-8") as fh:
-            records, bad = read_records(fh, args.skip_bad_lines)
+            records, bad = read_import(fh, args.skip_bad_lines)
     if bad:
         print(f"hindsight import: skipping {len(bad)} bad line(s):\n{bad_lines(bad)}", file=sys.stderr)
     return records
 
 
 async def cmd_import(args, s: Services) -> int:
-    from ..store.importer import import_records
-
     records, agent = args.loaded, s.agent(args.agent)
-    embedder = s.bulk_embedder
     started = time.perf_counter()
     bar, task = _progress(len(records), "importing")
     with bar:
-        counts = await import_records(
-            s.db,
-            embedder,
+        counts = await s.import_(
             agent,
             records,
             batch_size=args.batch_size,
             progress=lambda n: bar.advance(task, n),
-            sealer=s.write_policy.sealer,
             on_conflict=args.on_conflict,
         )
     print(import_summary(counts, agent, time.perf_counter() - started), file=sys.stderr)
@@ -336,12 +306,10 @@ def import_summary(counts: dict[str, int], agent: str, elapsed: float) -> str:
 
 
 async def cmd_token(args, s: Services) -> int:
-    from ..store import tokens
-
     if args.action == "create":
         allow = [a.strip() for a in (args.allow or "").split(",") if a.strip()]
-        made = await tokens.create(
-            s.db, s.agent(args.agent), allow=allow, name=args.name, expires=args.expires, now=_now(None)
+        made = await s.create_token(
+            s.agent(args.agent), allow=allow, name=args.name, expires=args.expires, now=_now(None)
         )
         if args.json:
             _json(made)
@@ -357,13 +325,13 @@ async def cmd_token(args, s: Services) -> int:
     if args.action == "revoke":
         if not args.which:
             raise InvalidInput("token", "revoke needs the token's name or the first 8 or more characters of its id")
-        done = await tokens.revoke(s.db, args.which)
+        done = await s.revoke_token(args.which)
         if args.json:
             _json(done)
         else:
             print("\n".join(f"revoked {r['id'][:8]} ({r['name'] or 'no name'})" for r in done["revoked"]))
         return 0
-    listed = await tokens.listed(s.db)
+    listed = await s.list_tokens()
     if args.json:
         _json({"tokens": listed})
     elif listed:

@@ -13,8 +13,6 @@ from .commands import _json, _now, _resolve
 
 
 async def cmd_forget(args, s: Services) -> int:
-    from ..upkeep.maintenance import forget_archived
-
     agent = s.agent(args.agent)
     mid = await _resolve(s, agent, args.memory_id)
     if not args.yes and not await _confirm_forget(s, agent, mid):
@@ -23,7 +21,7 @@ async def cmd_forget(args, s: Services) -> int:
     try:
         result = await s.memories.delete(agent, mid, call="cli forget")
     except NotFound:
-        result = await forget_archived(s.db, agent, mid)
+        result = await s.forget_archived(agent, mid)
     if args.json:
         _json(result)
     else:
@@ -63,11 +61,9 @@ async def cmd_invalidate(args, s: Services) -> int:
 
 
 async def cmd_restore(args, s: Services) -> int:
-    from ..upkeep.maintenance import restore
-
     agent = s.agent(args.agent)
     mid = await _resolve(s, agent, args.memory_id)
-    back = await restore(s.db, agent, mid, _now(None))
+    back = await s.restore(agent, mid, _now(None))
     if args.json:
         _json(back)
     else:

@@ -18,9 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..config import Settings
+from ..config import NO_CAPTURE, Settings
 from ..errors import InvalidInput
-from ..hooks.events import NO_CAPTURE
 from . import hook_blocks as blocks
 
 FILES = {  # client -> (its folder, the settings file hooks live in)

@@ -26,12 +26,9 @@ def run(args, settings: Settings) -> int:
         args.loaded = args.load.resolve()(args)
     import asyncio
 
-    from ..data import bootstrap  # the heavy parts, imported once a command needs the database
-    from ..services import opened
+    from ..services import opened, prepare  # the heavy parts, imported once a command needs the database
 
-    url = bootstrap.prepare(
-        settings, check_embedder=getattr(args, "check_embedder", True), progress=progress(args.command)
-    )
+    url = prepare(settings, check_embedder=getattr(args, "check_embedder", True), progress=progress(args.command))
 
     async def work() -> int:
         async with opened(settings, url) as services:

@@ -5,14 +5,11 @@ on it, and the ui's server opens what it needs itself.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
 import sys
 
 from ..config import Settings
-from ..data import bootstrap, migrate
-from ..data.db import redact
 
 
 def cmd_keygen(args, settings: Settings) -> int:
@@ -23,35 +20,34 @@ def cmd_keygen(args, settings: Settings) -> int:
 
 
 def cmd_doctor(args, settings: Settings) -> int:
-    from ..data.db import ensure_pgvector, settings_expected, settings_in_force
-    from ..embedders.base import create, describe
+    from ..services import checks
     from .doctor import stdout_check
     from .main import progress
 
     say = progress("doctor")  # each step on stderr as it starts; what it found on stdout
     say("checking the database")
-    url = bootstrap.resolve_url(settings, say)
-    print(f"database: {redact(url) if settings.database_url else _embedded_where(url)}")
+    url = checks.database(settings, say)
+    print(f"database: {checks.shown(url) if settings.database_url else _embedded_where(url)}")
     say("checking pgvector")
-    print(f"pgvector: {asyncio.run(ensure_pgvector(url))}")
+    print(f"pgvector: {checks.pgvector(url)}")
     say("checking the search settings")
-    in_force, expected = asyncio.run(settings_in_force(url)), settings_expected()
+    in_force, expected = checks.search_settings(url)
     kept = in_force == expected
     shown = ", ".join(f"{k}={v}" for k, v in in_force.items())
     print(f"search:   {shown}" + ("" if kept else f" (expected {', '.join(f'{k}={v}' for k, v in expected.items())})"))
-    found = asyncio.run(migrate.current(url))
-    name, dim = describe(settings)
+    found, _ = checks.schema(url)
+    name, dim = checks.embedder(settings)
     say(f"loading the embedder {name}")
-    create(settings)
+    checks.load_embedder(settings)
     print(f"embedder: {name} ({dim}-d) loads")
     say("starting hindsight-server as an IDE would, to check its stdout")
     clean, detail = stdout_check(_server_exe())  # the server migrates before it serves
     print(f"stdio:    {detail}")
     say("reading the schema's revision")
-    current = asyncio.run(migrate.current(url))
+    current, head = checks.schema(url)
     moved = f", migrated from {found or 'nothing'} by the server's start" if current != found else ""
-    print(f"schema:   {current or 'not migrated'} (newest {migrate.head()}{moved})")
-    return 0 if current == migrate.head() and clean and kept else 1
+    print(f"schema:   {current or 'not migrated'} (newest {head}{moved})")
+    return 0 if current == head and clean and kept else 1
 
 
 def _embedded_where(url: str) -> str:

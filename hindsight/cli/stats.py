@@ -1,24 +1,11 @@
-"""`hindsight stats`: counts by agent, type and state, a decay histogram, the last runs."""
+"""`hindsight stats` rendered: counts by agent, type and state, a decay histogram, the last
+runs (read by services' views.stats)."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from ..data.db import Database
 from ..rules.scoring import RECALL_CUT
-
-
-async def collect(db: Database, agent_id: str | None, now: datetime) -> dict[str, Any]:
-    states = [dict(r) for r in await db.fetch("stats_by_state", now, RECALL_CUT, agent_id)]
-    archived = [dict(r) for r in await db.fetch("stats_archived", agent_id)]
-    histogram = {
-        f"{r['bucket'] / 10:.1f}-{(r['bucket'] + 1) / 10:.1f}": r["n"]
-        for r in await db.fetch("stats_decay_histogram", agent_id)
-    }
-    runs = [dict(r) for r in await db.fetch("recent_runs", 5)]
-    return {"by_state": states, "archived": archived, "decay_histogram": histogram, "runs": runs}
-
 
 STATE_COLUMNS = [
     ("agent", "agent_id"),

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..config import NO_CAPTURE
 from ..errors import InvalidInput
 from ..rules import projects
 from ..rules import validate as v
@@ -28,7 +29,6 @@ ALIASES = {
     "stop": "Stop",
     "sessionStart": "SessionStart",
 }
-NO_CAPTURE = ".hindsight-no-capture"  # in a project's folder: its hooks store nothing
 MAX_FIELD = 256 * 1024  # characters of a tool's input or output read from one event
 
 

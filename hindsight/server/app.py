@@ -92,11 +92,10 @@ def serve_stdio(front: Front, settings: Settings, launch_dir: str, started_db: A
 def serve_http(settings: Settings, host: str, port: int, names: tuple[str, ...] = ()) -> None:
     import uvicorn
 
-    from ..data import bootstrap
     from . import deadlines, http
 
     with contextlib.redirect_stdout(sys.stderr):  # nothing but MCP on stdout
-        url = bootstrap.prepare(settings, check_role=True)
+        url = services.prepare(settings, check_role=True)
     # many clients: the environment's session and project folder are nobody's
     settings = dataclasses.replace(settings, session_id=None, project_dir=None)
     mcp = build(settings, url, roots=False)

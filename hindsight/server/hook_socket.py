@@ -15,9 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from ..hooks import events
-from ..hooks.sockets import runtime_dir, socket_for
-from ..services import Opening
+from ..services import Opening, hook_event, hook_socket_dir, hook_socket_for
 from .hook_tool import HOOK_WAIT, answer_event, output
 
 log = logging.getLogger("hindsight.server")
@@ -29,9 +27,9 @@ MAX_REQUEST = 4 * 1024 * 1024  # bytes of one event (a tool's output is cut by t
 async def listening(opening: Opening, open_project: Any) -> AsyncIterator[Path | None]:
     """Serve the hook socket of this server's client while the server runs; `open_project`:
     an awaitable callable giving the project the client has open (its configured folder)."""
-    path = socket_for(os.getppid())
+    path = hook_socket_for(os.getppid())
     try:
-        runtime_dir().mkdir(mode=0o700, parents=True, exist_ok=True)
+        hook_socket_dir().mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             path.unlink()  # a server of this client that died without cleaning up
 
@@ -69,7 +67,7 @@ async def _answer(request: dict[str, Any], opening: Opening, open_project) -> st
     client = str(request.get("client") or "")
     fields = request.get("event") or {}
     named = str(fields.get("hook_event_name") or "")
-    found = events.from_fields(fields)
+    found = hook_event(fields)
     s = await opening.ready()
     answer = await answer_event(s, found, s.settings.agent_id, await open_project(), True)
     return output(found.name, answer, client, named)

@@ -17,9 +17,7 @@ from typing import Any
 
 from mcp.server.mcpserver import Context
 
-from ..hooks import events
-from ..hooks.service import Answer
-from ..services import Services
+from ..services import Answer, HookEvent, Services, hook_event
 from .params import AgentId
 from .roots import named_folder
 from .tools import open_project, services_of
@@ -61,20 +59,16 @@ async def hook(
 
 async def _handle(ctx: Context, fields: dict[str, Any], agent_id: str | None) -> str:
     s = await services_of(ctx)
-    found = events.from_fields(fields)
+    found = hook_event(fields)
     answer = await answer_event(
         s, found, s.acting_for(agent_id), await open_project(ctx), getattr(ctx.mcp_server, "local", False)
     )
     return output(found.name, answer)
 
 
-async def answer_event(s: Services, found: events.HookEvent, agent: str, open_now: str | None, local: bool) -> Answer:
-    """One event for `agent`: its project from its folder (else the one open), capture unless
-    turned off there; transcripts are read only by a server `local` to the client."""
-    folder = _folder(found.cwd)
-    project = folder[1] if folder else open_now
-    capture = events.capturing(s.settings.capture, found.cwd, folder)
-    return await s.hooks.handle(agent, found, project, capture=capture, transcripts=local)
+async def answer_event(s: Services, found: HookEvent, agent: str, open_now: str | None, local: bool) -> Answer:
+    """One event for `agent`, its folder named as the roots name folders (services' hook)."""
+    return await s.hook(agent, found, _folder(found.cwd), open_now, local=local)
 
 
 def output(event: str, answer: Answer, client: str = "claude-code", named: str | None = None) -> str:

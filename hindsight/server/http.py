@@ -21,7 +21,6 @@ from starlette.responses import JSONResponse, Response
 
 from .. import services
 from ..config import HTTP_READ_TIMEOUT
-from ..store import tokens
 from . import deadlines, messages
 
 log = logging.getLogger("hindsight.server")
@@ -80,7 +79,7 @@ class Guard:
         caller = None
         if presented and s is not None:
             try:
-                caller = await tokens.caller(s.db, presented, datetime.now(timezone.utc))
+                caller = await s.caller(presented, datetime.now(timezone.utc))
             except Exception as exc:
                 log.warning("could not check a token: %s", exc)
                 return await JSONResponse({"error": "unavailable"}, 503)(scope, receive, send)
@@ -150,7 +149,7 @@ async def _health(s: Any, scope: dict, receive: Any, send: Any) -> None:
         body, status = {"status": "starting"}, 503
     else:
         try:
-            await asyncio.wait_for(s.db.fetchval("health_check"), HEALTH_SECONDS)
+            await asyncio.wait_for(s.healthy(), HEALTH_SECONDS)
             vector = await asyncio.wait_for(s.async_embedder.query("healthz"), HEALTH_SECONDS)
             body, status = {"status": "ok", "embedder": s.settings.embedder, "dimension": len(vector)}, 200
         except Exception as exc:

@@ -8,8 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ..rules import validate as v
-from ..store import interactions
-from ..store.memories import MAX_TTL_SECONDS
+from ..services import MAX_TOOL_RESULTS, MAX_TTL_SECONDS
 
 
 def at_most(limit: int) -> Any:
@@ -123,7 +122,7 @@ Feedback = Annotated[Literal["positive", "negative"] | None, Field(description=(
 ToolResults = Annotated[
     list[dict[str, Any]] | None,
     Field(
-        max_length=interactions.MAX_TOOL_RESULTS,
+        max_length=MAX_TOOL_RESULTS,
         description=("Tool calls of this step: [{tool, arguments?, output?, error?}]"),
     ),
 ]

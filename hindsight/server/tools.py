@@ -14,7 +14,6 @@ from ..errors import InvalidInput
 from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
 from ..services import Services
-from ..store import interactions
 from .params import (
     AgentId,
     AlsoTaskType,
@@ -155,7 +154,8 @@ async def record_interaction(
     and small talk are not. Cheap: call it freely. Returns {stored, reason, id}."""
     s = await services_of(ctx)
     agent = s.acting_for(agent_id)
-    event = interactions.parse(
+    return await s.record(
+        agent,
         content,
         session_id=session_of(s, session_id, ctx),
         task_type=task_type,
@@ -164,8 +164,9 @@ async def record_interaction(
         tool_results=tool_results,
         tools_used=tools_used,
         error=error,
+        project=project,
+        open_project=await open_project(ctx),
     )
-    return await interactions.record(s.memories, agent, event, project, await open_project(ctx))
 
 
 async def retrieve_memory(

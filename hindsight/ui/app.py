@@ -17,8 +17,7 @@ from starlette.routing import Route
 from ..errors import HindsightError, InvalidInput, NotFound
 from ..rules import validate as v
 from ..services import Services
-from ..upkeep.maintenance import restore
-from . import data, views
+from . import views
 from .html import href, layout
 from .security import Forbidden, Gate, checked_form
 
@@ -87,7 +86,7 @@ async def _render(
 ) -> HTMLResponse:
     ui = _ui(request)
     if ui.allowed is None:
-        agents = sorted(set(await data.agents(ui.services.db)) | {ui.agent, c.agent})
+        agents = sorted(set(await ui.services.views.agents()) | {ui.agent, c.agent})
     else:
         agents = sorted(ui.allowed)
     html = layout(
@@ -150,7 +149,7 @@ async def _failed(request: Request, exc: Exception) -> Response:
 
 
 async def overview(request: Request, c: views.Ctx) -> tuple:
-    d = await data.overview(_ui(request).services, c.agent, c.now)
+    d = await _ui(request).services.views.overview(c.agent, c.now)
     return "Overview", "overview", views.overview(c, d), 200
 
 
@@ -200,7 +199,7 @@ def _moment(name: str, raw: str, c: views.Ctx) -> datetime | None:
 
 
 async def memory(request: Request, c: views.Ctx) -> tuple:
-    p = await data.memory_page(_ui(request).services, c.agent, request.path_params["id"])
+    p = await _ui(request).services.views.memory_page(c.agent, request.path_params["id"])
     return "Memory", "", views.memory(c, p), 200
 
 
@@ -218,11 +217,11 @@ async def memories(request: Request, c: views.Ctx) -> tuple:
 
 
 async def conflicts(request: Request, c: views.Ctx) -> tuple:
-    return "Conflicts", "conflicts", views.conflicts(c, await data.conflicts(_ui(request).services, c.agent)), 200
+    return "Conflicts", "conflicts", views.conflicts(c, await _ui(request).services.views.conflicts(c.agent)), 200
 
 
 async def archive(request: Request, c: views.Ctx) -> tuple:
-    d = await data.archive(_ui(request).services, c.agent, _whole("offset", request.query_params.get("offset") or "0"))
+    d = await _ui(request).services.views.archive(c.agent, _whole("offset", request.query_params.get("offset") or "0"))
     return "Archive", "archive", views.archive(c, d), 200
 
 
@@ -230,7 +229,7 @@ async def archive(request: Request, c: views.Ctx) -> tuple:
 
 
 async def reveal(request: Request, c: views.Ctx, form: dict[str, str]) -> Response:
-    p = await data.memory_page(_ui(request).services, c.agent, request.path_params["id"], reveal=True)
+    p = await _ui(request).services.views.memory_page(c.agent, request.path_params["id"], reveal=True)
     return await _render(request, c, "Memory", "", views.memory(c, p))
 
 
@@ -265,5 +264,5 @@ async def dismiss(request: Request, c: views.Ctx, form: dict[str, str]) -> Respo
 
 async def restore_one(request: Request, c: views.Ctx, form: dict[str, str]) -> Response:
     mid = v.memory_id(request.path_params["id"])
-    await restore(_ui(request).services.db, c.agent, mid, c.now, call=CALL)
+    await _ui(request).services.restore(c.agent, mid, c.now, call=CALL)
     return _back(c, f"/memory/{mid}", "restored")

@@ -15,7 +15,6 @@ import uvicorn
 
 from .. import services
 from ..config import Settings
-from ..data import bootstrap
 from ..errors import AgentRefused, ConfigError, InvalidInput
 from .app import Ui, create_app
 
@@ -33,7 +32,7 @@ def run(settings: Settings, *, port: int = 0, open_browser: bool = True, agent: 
         raise ConfigError(str(exc)) from None
     sock = listen(port)
     with contextlib.redirect_stdout(sys.stderr):  # stdout carries the URL only
-        url = bootstrap.prepare(settings)
+        url = services.prepare(settings)
     asyncio.run(_serve(settings, url, ui, sock, open_browser))
     return 0
 

@@ -26,8 +26,11 @@ log = logging.getLogger("hindsight.scheduler")
 class Opened(Protocol):
     """What the schedule needs of the services it is handed (hindsight.services.Services)."""
 
-    settings: Settings
-    maintenance: Maintenance
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def maintenance(self) -> Maintenance: ...
 
 
 def summary(report: dict[str, Any]) -> str:

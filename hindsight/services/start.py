@@ -1,19 +1,12 @@
-"""The composition root: the services every face works with, built here and nowhere else.
-The pool, the embedder, the write path (Memories), the read path (Recall), recall's access
-bookkeeping, and whom a client may act for. With HINDSIGHT_READ_DATABASE_URL, `reads` (read
-replicas, hindsight.data.replicas) serves Recall, Memories' reads and the UI's pages; `db`,
-the primary, serves every write, the access bookkeeping and maintenance.
+"""The services opened and closed (hindsight.services.compose builds them):
 
-    opened(...)   the CLI, per command (procrastinate's `execute_command` shape), and the scheduler
-    serving(...)  the MCP server, for its lifespan: 8 connections, the embedded database
-                  healed, recall's access counted in the background, the embedder loaded at start
-    opening(...)  serving(...) opened in the background: the stdio server answers its client
-                  at once and a call waits for the services (Opening.ready, bounded)
-    showing(...)  the UI, for its process: the embedder loaded at start
-
-The embedder is otherwise loaded only by a command that reaches for it. `Services.agent`
-is the operator's (any agent); `acting_for` is a client's (the allow-list, or over HTTP the
-request's token: `CALLER`, set by hindsight.server.http for the request).
+opened(...)   the CLI, per command (procrastinate's `execute_command` shape), and the scheduler
+serving(...)  the MCP server, for its lifespan: 8 connections, the embedded database
+              healed, recall's access counted in the background, the embedder loaded at start
+opening(...)  serving(...) opened in the background: the stdio server answers its client
+              at once and a call waits for the services (Opening.ready, bounded)
+showing(...)  the UI, for its process: the embedder loaded at start
+prepare(...)  the database a face will open: the embedded one started, the schema migrated
 """
 
 from __future__ import annotations
@@ -21,125 +14,22 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import dataclasses
 import logging
 import time
-from contextvars import ContextVar
-from dataclasses import dataclass, field
-from datetime import tzinfo
-from functools import cached_property
 from typing import AsyncIterator, Callable
 
-from .config import Settings
-from .data import lexicon
-from .data import pg_embedded as embedded
-from .data.db import Database, Heal, Reader
-from .data.replicas import Reads
-from .embedders import base as embed
-from .embedders import bulk as bulk_embed
-from .embedders.base import AsyncEmbedder, Embedder
-from .errors import AgentRefused, HindsightError, StillStarting
-from .hooks.service import Hooks
-from .recall.access import AccessRecorder
-from .recall.search import AccessHook, Recall
-from .rules import validate as v
-from .store.memories import Memories
-from .store.prepare import WritePolicy
-from .store.tokens import Caller
-from .upkeep.maintenance import Maintenance
+from ..config import Settings
+from ..data import lexicon
+from ..data import pg_embedded as embedded
+from ..data.db import Database, Heal
+from ..data.replicas import Reads
+from ..embedders import base as embed
+from ..embedders.base import Embedder
+from ..errors import HindsightError, StillStarting
+from ..recall.access import AccessRecorder
+from .compose import Services
 
 log = logging.getLogger("hindsight.server")
-CALLER: ContextVar[Caller | None] = ContextVar("hindsight_caller", default=None)  # an HTTP request's token
-
-
-def acting_for(settings: Settings, given: str | None, field: str = "agent_id", *, by_token: bool = False) -> str:
-    """The agent a client's call acts for: the configured one, or another the allow-list
-    names. The refusal is the same whether that agent has memories or not; it names the fix
-    for the transport: HINDSIGHT_ALLOWED_AGENTS, or `by_token` (HTTP) another token."""
-    if given is None:
-        return settings.agent_id
-    agent = v.agent_id(given, field)
-    if not settings.may_act_for(agent):
-        raise AgentRefused(field, agent, (settings.agent_id, settings.allowed_agents) if by_token else None)
-    return agent
-
-
-@dataclass
-class Services:
-    settings: Settings
-    db: Database
-    url: str
-    on_access: AccessHook | None = None  # what recall returned, for the access bookkeeping
-    _closers: list[Callable[[], None]] = field(default_factory=list, repr=False)
-    reads: Reader | None = None  # where reads go: the replicas (Reads), or None: db
-
-    def __post_init__(self) -> None:
-        if self.reads is None:
-            self.reads = self.db
-
-    @cached_property
-    def embedder(self) -> Embedder:
-        return embed.create(self.settings)
-
-    @cached_property
-    def async_embedder(self) -> AsyncEmbedder:
-        return AsyncEmbedder(self.embedder, remember=QUERY_VECTORS)
-
-    @cached_property
-    def memories(self) -> Memories:
-        return Memories(self.db, self.async_embedder, self.write_policy, reads=self.reads)
-
-    @cached_property
-    def write_policy(self) -> WritePolicy:
-        return WritePolicy.from_settings(self.settings)
-
-    @cached_property
-    def hooks(self) -> Hooks:
-        """The IDE's lifecycle hooks (the `hook` tool; hindsight hooks install)."""
-        return Hooks(self.db, self.memories, self.recall, tokens=self.settings.hook_tokens)
-
-    @cached_property
-    def recall(self) -> Recall:
-        return Recall(self.reads or self.db, self.async_embedder, on_access=self.on_access, tz=self.tz)
-
-    @cached_property
-    def tz(self) -> tzinfo:
-        """The zone relative times and the UI's days are counted in."""
-        return self.settings.zone()
-
-    @cached_property
-    def maintenance(self) -> Maintenance:
-        """The nightly job (decay, archive, consolidation), for the scheduler and `hindsight maintain`."""
-        return Maintenance(self.db, self.memories)
-
-    @property
-    def decay_lambda(self) -> float:
-        return self.maintenance.config.decay_lambda
-
-    @cached_property
-    def bulk_embedder(self) -> Embedder:
-        """The embedder for many texts at once: one engine per core (see bulk_embed)."""
-        found = bulk_embed.create_bulk(self.settings)
-        if hasattr(found, "close"):
-            self._closers.append(found.close)
-        return found
-
-    def agent(self, given: str | None) -> str:
-        """The agent an operator's command acts for: the one named (any, but a well-formed id:
-        an empty --agent is refused, not taken for the configured one), else the configured one."""
-        return self.settings.agent_id if given is None else v.agent_id(given, "agent")
-
-    def acting_for(self, given: str | None) -> str:
-        """The agent a client's call acts for (see `acting_for`): over HTTP, as the request's
-        token pins it, exactly as HINDSIGHT_AGENT_ID and HINDSIGHT_ALLOWED_AGENTS pin stdio."""
-        caller = CALLER.get()
-        if caller is None:
-            return acting_for(self.settings, given)
-        pinned = dataclasses.replace(self.settings, agent_id=caller.agent_id, allowed_agents=caller.allowed_agents)
-        return acting_for(pinned, given, by_token=True)
-
-
-QUERY_VECTORS = 256  # recent questions whose embedding is kept (a repeat is not embedded again)
 
 
 @contextlib.asynccontextmanager
@@ -271,7 +161,7 @@ def start_early(settings: Settings) -> "concurrent.futures.Future[str]":
     done: Future[str] = Future()
 
     def run() -> None:
-        from .data import bootstrap
+        from ..data import bootstrap
 
         try:
             done.set_result(bootstrap.resolve_url(settings))
@@ -309,7 +199,7 @@ async def opening(
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
         try:
             if url is None:
-                from .data import bootstrap
+                from ..data import bootstrap
 
                 handle.stage = "starting the database"
                 begun = await asyncio.wrap_future(started_db or start_early(settings))
@@ -348,3 +238,18 @@ async def opening(
 def showing(settings: Settings, url: str) -> contextlib.AbstractAsyncContextManager[Services]:
     """The UI's services: 4 connections, the embedder loaded at start, no access counting."""
     return opened(settings, url, load_embedder=True)
+
+
+def prepare(
+    settings: Settings,
+    *,
+    check_embedder: bool = True,
+    check_role: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> str:
+    """The database URL a face opens: the embedded server started (or the external URL as
+    given), the schema checked and migrated (hindsight.data.bootstrap); `progress` hears of
+    the slow steps."""
+    from ..data import bootstrap
+
+    return bootstrap.prepare(settings, check_embedder=check_embedder, check_role=check_role, progress=progress)

@@ -1,0 +1,55 @@
+"""The services: the one door between the faces (hindsight.server, .cli, .ui) and the parts
+(store, recall, views, upkeep, hooks, data, embedders, rules). A face imports this package,
+config, errors and its own modules, and nothing else of ours (tests/unit/test_layout.py).
+
+    compose   Services: the parts, built once (memories, recall, views, maintenance, hooks,
+              the embedders, whom a client may act for)
+    door      the verbs beyond the parts' own: record, hook, restore, forget_archived,
+              maintain, schedule, reembed, export, import_, create_token, revoke_token,
+              list_tokens, caller, healthy
+    start     opened, serving, opening, showing, start_early, prepare
+
+The parts' verbs the faces call through a Services: memories.store, .get, .list, .update,
+.invalidate, .delete, .history, .dismiss_conflict, .roots_seen; recall.retrieve;
+views.overview, .stats, .memory_page, .shown, .ids_starting, .conflicts, .archive, .agents.
+Below, what a face needs before it has a Services: the limits its argument schemas state,
+and the checks of an import file's lines.
+"""
+
+from __future__ import annotations
+
+from ..hooks.events import HookEvent
+from ..hooks.events import from_fields as hook_event
+from ..hooks.service import Answer
+from ..hooks.sockets import runtime_dir as hook_socket_dir
+from ..hooks.sockets import socket_for as hook_socket_for
+from ..store.import_lines import bad_lines
+from ..store.import_lines import read_records as read_import
+from ..store.interactions import MAX_TOOL_RESULTS
+from ..store.write import MAX_TTL_SECONDS
+from .compose import CALLER, QUERY_VECTORS, Services, acting_for
+from .start import START_SECONDS, Opening, opened, opening, prepare, serving, showing, start_early
+
+__all__ = [
+    "CALLER",
+    "MAX_TOOL_RESULTS",
+    "MAX_TTL_SECONDS",
+    "QUERY_VECTORS",
+    "START_SECONDS",
+    "Answer",
+    "HookEvent",
+    "Opening",
+    "Services",
+    "acting_for",
+    "bad_lines",
+    "hook_event",
+    "hook_socket_dir",
+    "hook_socket_for",
+    "opened",
+    "opening",
+    "prepare",
+    "read_import",
+    "serving",
+    "showing",
+    "start_early",
+]
