@@ -2,14 +2,17 @@
 nearest memories when its rows are a small share of one large HNSW index?
 
     python benchmarks/tenants.py [--small 2000x150] [--medium 120x5000] [--large 100000]
-                                 [--queries 40] [--home DIR] [--keep] [--plans]
+                                 [--rows copies|mixed] [--queries 40] [--home DIR] [--keep] [--plans]
 
 One embedded PostgreSQL holds every agent (1,000,000 memories by default: 2,000 agents of
 150, 120 of 5,000 and one of 100,000); a second database holds the large agent alone, so
 its latency can be compared in the same run. Rows are built as benchmarks/recall_latency.py
 builds them: real e5 embeddings of 2,000 corpus texts plus small per-row noise, so every
-agent shares one topic space, as coding agents do. The HNSW index is built after the load
-(timed). With --keep the data stays in --home and a later run with the same sizes reuses it.
+agent shares one topic space, as coding agents do; so a 100,000-row agent holds each text
+about 50 times as near-copies, which no HNSW graph can order. `--rows mixed` builds each row
+from two random texts instead (no near-copies), the shape of real, deduplicated memories.
+The HNSW index is built after the load (timed). With --keep the data stays in --home and a
+later run with the same sizes reuses it.
 
 For sample agents of each size, each variant of the vector statement (the product's
 `candidate_vector` shape over `recall_filters`, LIMIT 50) is compared with an exact scan of
@@ -69,19 +72,35 @@ def with_db(url: str, name: str) -> str:
 COLUMNS = ("agent_id", "id", "content", "content_hash", "embedding", "importance", "created_at", "stored_at")
 
 
-def rows_of(agent: str, size: int, seed: int, texts, vectors, when: datetime):
-    """The rows recall_latency.bulk_load would write for this agent (its offset into the
-    corpus and its noise come from its seed), as COPY records."""
+def mixed_rows(texts, vectors, size: int, rng):
+    """(i, content, embedding): each row two corpus texts drawn at random, its embedding the
+    two texts' embeddings summed with small noise and renormalised: no row is a near-copy of
+    another (a memory product merges near-copies; no HNSW graph can order them)."""
+    for i in range(size):
+        a, b = rng.integers(len(texts), size=2)
+        vec = vectors[a] + vectors[b] + rng.normal(0, 0.015, vectors.shape[1]).astype(np.float32)
+        yield i, f"{texts[a]} {texts[b]} [{i}]", vec / np.linalg.norm(vec)
+
+
+def rows_of(agent: str, size: int, seed: int, texts, vectors, when: datetime, shape: str = "copies"):
+    """An agent's rows as COPY records; its seed picks its corpus offset and its noise, so the
+    large agent alone gets the same rows. `copies`: as recall_latency.bulk_load writes them
+    (each corpus text again every 2,000 rows, plus noise); `mixed`: mixed_rows."""
     import uuid
 
     from hindsight.rules.text import content_hash
 
     rng = np.random.default_rng(seed)
-    for i, content, vec in noisy_rows(texts, vectors, seed * 7919, size, rng):
+    made = (
+        mixed_rows(texts, vectors, size, rng)
+        if shape == "mixed"
+        else noisy_rows(texts, vectors, seed * 7919, size, rng)
+    )
+    for i, content, vec in made:
         yield (agent, uuid.uuid4(), content, content_hash(content), vec, 1 + i % 5, when, when)
 
 
-async def load(db, plan, texts, vectors) -> float:
+async def load(db, plan, texts, vectors, shape: str = "copies") -> float:
     """Every agent's rows by COPY with the triggers off (this measures the vector channel:
     the keyword postings, tools and history the triggers keep are not needed), then each
     row's memory_state as the insert trigger would write it. A row-by-row load through
@@ -93,7 +112,7 @@ async def load(db, plan, texts, vectors) -> float:
         await conn.execute("ALTER TABLE memories ALTER COLUMN search_vector SET DEFAULT ''::tsvector")
         batch = []
         for agent, size, seed in plan:
-            batch.extend(rows_of(agent, size, seed, texts, vectors, when))
+            batch.extend(rows_of(agent, size, seed, texts, vectors, when, shape))
             if len(batch) >= 20_000:
                 await conn.copy_records_to_table("memories", records=batch, columns=COLUMNS)
                 batch = []
@@ -122,7 +141,7 @@ async def build_index(db) -> float:
     return time.perf_counter() - started
 
 
-async def prepare(url: str, plan, texts, vectors, rebuild: bool) -> dict:
+async def prepare(url: str, plan, texts, vectors, rebuild: bool, shape: str = "copies") -> dict:
     from hindsight.data.db import Database
 
     db = await Database.open(url, max_size=4)
@@ -139,7 +158,7 @@ async def prepare(url: str, plan, texts, vectors, rebuild: bool) -> dict:
         async with db.session("dropping agent indexes") as session:  # the agents' own, from a run before
             for r in await session.fetch("agent_indexes"):
                 await session.execute_built("agent_index_drop", r["name"])
-        load_s = await load(db, plan, texts, vectors)
+        load_s = await load(db, plan, texts, vectors, shape)
         index_s = await build_index(db)
         return {"rows": want, "load_s": load_s, "index_s": index_s, "reused": False}
     finally:
@@ -273,8 +292,8 @@ async def run(args, url: str, alone_url: str) -> None:
     vecs = [embedder.query(q) for q in corpus.queries(args.queries)]
     plan = agents(args)
     total = sum(size for _, size, _ in plan)
-    shared = await prepare(url, plan, texts, vectors, args.rebuild)
-    alone = await prepare(alone_url, plan[-1:], texts, vectors, args.rebuild)
+    shared = await prepare(url, plan, texts, vectors, args.rebuild, args.rows)
+    alone = await prepare(alone_url, plan[-1:], texts, vectors, args.rebuild, args.rows)
     print(f"shared database: {shared}; the large agent alone: {alone}", flush=True)
     for where, at in (("shared database", url), ("the large agent alone", alone_url)):
         print(f"{where}, the maintenance job's agent indexes: {await agent_indexes(at)}", flush=True)
@@ -284,7 +303,10 @@ async def run(args, url: str, alone_url: str) -> None:
     variants = ("before", "settings", "product", *(f"ef={n}" for n in args.efs))
     table = await measure(url, samples, total, vecs, variants)
     by_alone = await measure(alone_url, [("large", args.large)], args.large, vecs, variants)
-    report(f"{total:,} memories across {len(plan):,} agents, {args.queries} queries per sample agent", table)
+    report(
+        f"{total:,} memories ({args.rows} rows) across {len(plan):,} agents, {args.queries} queries per sample agent",
+        table,
+    )
     report(f"the large agent alone in its database ({args.large:,} memories)", by_alone)
     for name in variants:
         shared_p95 = pct([r[2] for r in table[(name, args.large)]], 95)
@@ -309,6 +331,13 @@ def main() -> None:
     )
     ap.add_argument("--queries", type=int, default=40, help="queries per sample agent")
     ap.add_argument("--sample", type=int, default=20, help="small agents sampled (half as many medium)")
+    ap.add_argument(
+        "--rows",
+        choices=("copies", "mixed"),
+        default="copies",
+        help="copies: each corpus text again every 2,000 rows plus noise (recall_latency's rows); mixed: each "
+        "row two random texts summed (no near-copies). Give each shape its own --home",
+    )
     ap.add_argument("--home", help="HINDSIGHT_HOME of the data (default: a temporary folder)")
     ap.add_argument("--keep", action="store_true", help="keep --home for the next run")
     ap.add_argument("--rebuild", action="store_true", help="load again even when --home has the data")

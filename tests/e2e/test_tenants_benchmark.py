@@ -1,5 +1,6 @@
 """benchmarks/tenants.py runs on the landed schema at a tiny size and reports what it
-promises: every variant for every agent size, rows of 50, the large agent alone."""
+promises: every variant for every agent size, rows of 50, the large agent alone (rows built
+from two texts each, the shape without near-copies)."""
 
 import os
 import subprocess
@@ -14,12 +15,15 @@ def test_the_tenant_benchmark_runs_at_a_tiny_size(pg_tmp):
     env.pop("HINDSIGHT_DATABASE_URL", None)
     done = subprocess.run(
         [sys.executable, str(BENCH), "--small", "3x60", "--medium", "1x300", "--large", "900", "--texts", "40",
-         "--queries", "3", "--sample", "2", "--home", str(pg_tmp / "home"), "--plans"],
+         "--queries", "3", "--sample", "2", "--home", str(pg_tmp / "home"), "--plans", "--rows", "mixed"],
         capture_output=True, text=True, timeout=600, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     out = done.stdout
-    assert "1,380 memories across 5 agents" in out and "the large agent alone in its database (900 memories)" in out
+    assert (
+        "1,380 memories (mixed rows) across 5 agents" in out
+        and "the large agent alone in its database (900 memories)" in out
+    )
     for variant in ("before", "settings", "product"):
         for size in (60, 300, 900):
             assert f"{variant:>9} | {size:>10} |" in out, (variant, size, out)
