@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from ..errors import InvalidInput, NotFound
-from ..services import Services
+from ..services import Services, recall_request, store_request
 from . import render
 
 
@@ -31,7 +31,7 @@ async def cmd_migrate(args, s: Services) -> int:
 
 
 async def cmd_store(args, s: Services) -> int:
-    result = await s.memories.store(
+    stored = store_request(
         s.agent(args.agent),
         args.content,
         memory_type=args.type,
@@ -44,6 +44,7 @@ async def cmd_store(args, s: Services) -> int:
         open_project=s.settings.project,
         call="cli store",
     )
+    result = await s.memories.keep(stored)
     result.pop("memory")
     print(json.dumps(result, ensure_ascii=False) if args.json else result["id"])
     if not args.json:
@@ -81,14 +82,15 @@ async def cmd_recall(args, s: Services) -> int:
     agent = s.agent(args.agent)
     if args.batch:
         for item in _batch_queries(args.batch, args.top_k):
-            found = await s.recall.retrieve(agent, item["query"], top_k=item["k"], as_of=item["as_of"])
+            found = await s.recall.ask(recall_request(agent, item["query"], top_k=item["k"], as_of=item["as_of"]))
             results = [
                 {key: m[key] for key in ("id", "content", "score", "created_at", "metadata")} for m in found["memories"]
             ]
             print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
         return 0
     opened = (s.settings.project,) if s.settings.project else ()
-    result = await s.recall.retrieve(agent, args.query, top_k=args.top_k, project=args.project, open_projects=opened)
+    asked = recall_request(agent, args.query, top_k=args.top_k, project=args.project, open_projects=opened)
+    result = await s.recall.ask(asked)
     if args.json:
         _json(result)
     else:

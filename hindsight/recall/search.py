@@ -71,9 +71,15 @@ class Recall:
         return _TIMINGS.get({})
 
     async def retrieve(self, agent_id: Any, query: Any, **options: Any) -> dict[str, Any]:
+        """ask(request.check(agent_id, query, **options)): a retrieve_memory call's arguments,
+        checked here."""
+        return await self.ask(check(agent_id, query, **options))
+
+    async def ask(self, req: Request) -> dict[str, Any]:
+        """One recall of a checked request (recall.request.check builds it; the faces build it
+        as services.recall_request)."""
         started = time.perf_counter()
         _TIMINGS.set({})
-        req = check(agent_id, query, **options)
         window = timeparse.resolve(req.query, req.as_of, self.tz)
         use_decay = not req.as_of_given or await self._decay_applies(req.as_of)
         rows, found = await self._candidates(req, window, use_decay)

@@ -13,7 +13,7 @@ from mcp_types import ToolAnnotations
 from ..errors import InvalidInput
 from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
-from ..services import Services
+from ..services import Services, recall_request, store_request
 from .params import (
     AgentId,
     AlsoTaskType,
@@ -117,7 +117,7 @@ async def store_memory(
     replaces it, call invalidate_memory(memory_id=<old>, replaced_by=<this id>)), flags?,
     redacted? (secrets found: they are never stored in plain text)}."""
     s = await services_of(ctx)
-    return await s.memories.store(
+    stored = store_request(
         s.acting_for(agent_id),
         content,
         memory_type=memory_type,
@@ -133,6 +133,7 @@ async def store_memory(
         project=project,
         open_project=await open_project(ctx),
     )
+    return await s.memories.keep(stored)
 
 
 async def record_interaction(
@@ -201,7 +202,7 @@ async def retrieve_memory(
     hits are then marked relevant: false. format='prompt' returns only a ready block (and
     the ids), which then holds no memory."""
     s = await services_of(ctx)
-    return await s.recall.retrieve(
+    asked = recall_request(
         s.acting_for(agent_id),
         query,
         top_k=top_k,
@@ -220,6 +221,7 @@ async def retrieve_memory(
         project=project,
         open_projects=await open_projects(ctx),
     )
+    return await s.recall.ask(asked)
 
 
 async def get_memory(

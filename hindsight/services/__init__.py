@@ -9,11 +9,13 @@ config, errors and its own modules, and nothing else of ours (tests/unit/test_la
               list_tokens, caller, healthy
     start     opened, serving, opening, showing, start_early, prepare
 
-The parts' verbs the faces call through a Services: memories.store, .get, .list, .update,
-.invalidate, .delete, .history, .dismiss_conflict, .roots_seen; recall.retrieve;
-views.overview, .stats, .memory_page, .shown, .ids_starting, .conflicts, .archive, .agents.
-Below, what a face needs before it has a Services: the limits its argument schemas state,
-and the checks of an import file's lines.
+The parts' verbs the faces call through a Services: memories.keep(StoreRequest), .get,
+.list, .update, .invalidate, .delete, .history, .dismiss_conflict, .roots_seen;
+recall.ask(RecallRequest); views.overview, .stats, .memory_page, .shown, .ids_starting,
+.conflicts, .archive, .agents. A store and a recall are frozen requests, checked once where
+they are built (store_request, recall_request: every problem names its field). Below, what
+a face needs before it has a Services: the request types and their builders, the limits its
+argument schemas state, and the checks of an import file's lines.
 """
 
 from __future__ import annotations
@@ -23,10 +25,14 @@ from ..hooks.events import from_fields as hook_event
 from ..hooks.service import Answer
 from ..hooks.sockets import runtime_dir as hook_socket_dir
 from ..hooks.sockets import socket_for as hook_socket_for
+from ..recall.request import Request as RecallRequest
+from ..recall.request import check as recall_request
 from ..store.import_lines import bad_lines
 from ..store.import_lines import read_records as read_import
 from ..store.interactions import MAX_TOOL_RESULTS
 from ..store.write import MAX_TTL_SECONDS
+from ..store.write import Write as StoreRequest
+from ..store.write import check as store_request
 from .compose import CALLER, QUERY_VECTORS, Services, acting_for
 from .start import START_SECONDS, Opening, opened, opening, prepare, serving, showing, start_early
 
@@ -39,7 +45,9 @@ __all__ = [
     "Answer",
     "HookEvent",
     "Opening",
+    "RecallRequest",
     "Services",
+    "StoreRequest",
     "acting_for",
     "bad_lines",
     "hook_event",
@@ -49,7 +57,9 @@ __all__ = [
     "opening",
     "prepare",
     "read_import",
+    "recall_request",
     "serving",
     "showing",
     "start_early",
+    "store_request",
 ]

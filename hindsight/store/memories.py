@@ -11,6 +11,7 @@ The steps are in store/write.py (store) and store/prepare.py (the pure ones).
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from functools import partial
 from typing import Any
@@ -58,10 +59,14 @@ class Memories:
         self.policy = write_policy or WritePolicy()
 
     async def store(self, agent_id: str, content: Any, **options: Any) -> dict[str, Any]:
-        """Store one memory through the write policy (`options`: see write.check). Returns
-        {id, status, memory, ...}: status created, duplicate (an existing memory was
-        reinforced) or superseded."""
-        w = write.check(agent_id, content, **options)
+        """keep(write.check(agent_id, content, **options)): a store_memory call's arguments,
+        checked here."""
+        return await self.keep(write.check(agent_id, content, **options))
+
+    async def keep(self, w: write.Write) -> dict[str, Any]:
+        """Store one checked memory (store.write.check builds it; the faces build it as
+        services.store_request) through the write policy. Returns {id, status, memory, ...}:
+        status created, duplicate (an existing memory was reinforced) or superseded."""
         # Redaction, the guard and the lexical key take tens of ms on 32 KB: off the event loop.
         p, words, search = await anyio.to_thread.run_sync(
             partial(prepare_with_key, tags=w.tags),
@@ -85,8 +90,8 @@ class Memories:
         """Under the agent's write lock: supersede, then reinforce a duplicate or insert."""
         tx, new_id = unit.tx, uuid.uuid4()
         replaced = await write.targets(unit, w.supersedes, w.slot)
-        if w.supersedes is not None and w.slot is None:
-            w.slot = replaced[w.supersedes]  # the new memory takes over the old one's slot
+        if w.supersedes is not None and w.slot is None:  # the new memory takes over the old one's slot
+            w = dataclasses.replace(w, slot=replaced[w.supersedes])
         candidates = await tx.fetch(
             "write_candidates", w.agent_id, w.memory_type, p.dedup_key, vector, write.NEIGHBOURS
         )

@@ -32,9 +32,9 @@ CONFLICT_HINT = (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Write:
-    """A checked store_memory call."""
+    """A checked store_memory call (check builds it; services.StoreRequest)."""
 
     agent_id: str
     content: str

@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from ..errors import HindsightError, InvalidInput, NotFound
 from ..rules import validate as v
-from ..services import Services
+from ..services import Services, recall_request
 from . import views
 from .html import href, layout
 from .security import Forbidden, Gate, checked_form
@@ -159,7 +159,8 @@ async def search(request: Request, c: views.Ctx) -> tuple:
     result, error, status = None, None, 200
     if form["q"].strip():
         try:
-            result = await _ui(request).services.recall.retrieve(c.agent, form["q"], **_recall_options(form, c))
+            asked = recall_request(c.agent, form["q"], **_recall_options(form, c))
+            result = await _ui(request).services.recall.ask(asked)
         except InvalidInput as exc:
             error, status = str(exc), 400
     return "Search", "search", views.search(c, form, result, error), status
