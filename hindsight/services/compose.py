@@ -99,7 +99,7 @@ class Services(Door):
     @cached_property
     def views(self) -> Views:
         """What the operators' pages and commands read (the UI, `stats`, `show`)."""
-        return Views(self.reads or self.db, self.memories, self.tz, self.decay_lambda)
+        return Views(self.reads or self.db, self.db, self.memories, self.tz, self.decay_lambda)
 
     @cached_property
     def maintenance(self) -> Maintenance:

@@ -26,7 +26,8 @@ ARCHIVE_PAGE = 50
 
 @dataclass
 class Views:
-    reads: Reader
+    reads: Reader  # the replicas when there are some, else the primary
+    primary: Reader  # for what a write follows at once (a prefix typed to forget or restore)
     memories: Memories
     tz: tzinfo
     decay_lambda: float
@@ -141,7 +142,7 @@ class Views:
         try:
             memory = await self.memories.get(agent, mid, reveal=reveal)
         except NotFound:
-            row = await self.reads.fetchrow("show_archived", agent, mid)
+            row = await self.primary.fetchrow("show_archived", agent, mid)
             if row is None:
                 raise
             memory = row_to_dict(row)
@@ -152,8 +153,9 @@ class Views:
         return {"memory": memory, "history": history}
 
     async def ids_starting(self, agent: str, prefix: str) -> list[uuid.UUID]:
-        """The agent's memories (live or archived) whose id starts with `prefix`."""
-        return [r["id"] for r in await self.reads.fetch("resolve_id_prefix", agent, prefix)]
+        """The agent's memories (live or archived) whose id starts with `prefix`, on the
+        primary: a command that names one this way changes it next."""
+        return [r["id"] for r in await self.primary.fetch("resolve_id_prefix", agent, prefix)]
 
     async def conflicts(self, agent: str) -> list[dict[str, Any]]:
         return [row_to_dict(r) for r in await self.reads.fetch("ui_open_conflicts", agent, CONFLICTS)]
