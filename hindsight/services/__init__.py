@@ -20,6 +20,9 @@ argument schemas state, and the checks of an import file's lines.
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
+from ..errors import InvalidInput
 from ..hooks.events import HookEvent
 from ..hooks.events import from_fields as hook_event
 from ..hooks.service import Answer
@@ -27,8 +30,6 @@ from ..hooks.sockets import runtime_dir as hook_socket_dir
 from ..hooks.sockets import socket_for as hook_socket_for
 from ..recall.request import Request as RecallRequest
 from ..recall.request import check as recall_request
-from ..store.import_lines import bad_lines
-from ..store.import_lines import read_records as read_import
 from ..store.interactions import MAX_TOOL_RESULTS
 from ..store.write import MAX_TTL_SECONDS
 from ..store.write import Write as StoreRequest
@@ -63,3 +64,18 @@ __all__ = [
     "start_early",
     "store_request",
 ]
+
+
+def read_import(lines: Iterable[str], skip_bad: bool = False) -> tuple[list[dict[str, Any]], list[InvalidInput]]:
+    """Every line of an import file checked (store.import_lines.read_records): the records,
+    and the bad lines' errors (a bad line stops the import unless `skip_bad`)."""
+    from ..store.import_lines import read_records
+
+    return read_records(lines, skip_bad)
+
+
+def bad_lines(bad: list[InvalidInput]) -> str:
+    """The bad lines' errors, one per line (the first 20, then a count)."""
+    from ..store.import_lines import bad_lines as listed
+
+    return listed(bad)

@@ -11,20 +11,16 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..hooks import events
 from ..hooks.service import Answer
-from ..store import interactions, tokens
-from ..store.importer import import_records
-from ..store.tokens import Caller
-from ..store.transfer import export_lines
 from ..upkeep import maintenance
-from ..upkeep.reembed import reembed
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the parts below a rarely used verb are imported when it is first called
     from ..config import Settings
     from ..data.db import Database
     from ..embedders.base import Embedder
     from ..hooks.service import Hooks
     from ..store.memories import Memories
     from ..store.prepare import WritePolicy
+    from ..store.tokens import Caller
     from ..upkeep.maintenance import Maintenance
 
 
@@ -70,6 +66,8 @@ class Door:
     ) -> dict[str, Any]:
         """An interaction, checked (every problem names its field) and kept if the write
         policy says it is worth remembering: {stored, reason, id}."""
+        from ..store import interactions
+
         event = interactions.parse(
             content,
             session_id=session_id,
@@ -123,6 +121,8 @@ class Door:
         self, *, batch_size: int = 64, limit: int | None = None, progress: Callable[[int, int], None] | None = None
     ) -> dict[str, Any]:
         """Re-embed every memory with the configured embedder (resumable)."""
+        from ..upkeep.reembed import reembed
+
         name, dimension = self.embedder_name()
         return await reembed(
             self.db, self.bulk_embedder, name, dimension, batch_size=batch_size, limit=limit, progress=progress
@@ -132,6 +132,8 @@ class Door:
 
     async def export(self, agent_id: str) -> list[str]:
         """Every memory of the agent, live and archived, with its history: JSONL lines."""
+        from ..store.transfer import export_lines
+
         return await export_lines(self.db, agent_id)
 
     async def import_(
@@ -139,6 +141,8 @@ class Door:
         progress: Callable[[int], None] | None = None, on_conflict: str = "skip",
     ) -> dict[str, int]:  # fmt: skip
         """Checked import lines (read_import) written in one unit of work."""
+        from ..store.importer import import_records
+
         return await import_records(
             self.db, self.bulk_embedder, agent_id, records, batch_size=batch_size, progress=progress,
             sealer=self.write_policy.sealer, on_conflict=on_conflict,
@@ -150,17 +154,25 @@ class Door:
         self, agent_id: str, *, allow: list[str], name: str | None, expires: str | None, now: datetime
     ) -> dict[str, Any]:
         """A new token (shown once: only its hash is kept)."""
+        from ..store import tokens
+
         return await tokens.create(self.db, agent_id, allow=allow, name=name, expires=expires, now=now)
 
     async def revoke_token(self, which: str) -> dict[str, Any]:
         """Revoke the one token `which` names (its name, or a prefix of its id)."""
+        from ..store import tokens
+
         return await tokens.revoke(self.db, which)
 
     async def list_tokens(self) -> list[dict[str, Any]]:
+        from ..store import tokens
+
         return await tokens.listed(self.db)
 
     async def caller(self, presented: str, now: datetime) -> Caller | None:
         """Whom a presented token stands for (None: malformed, unknown, expired, revoked)."""
+        from ..store import tokens
+
         return await tokens.caller(self.db, presented, now)
 
     def database(self) -> tuple[str, str]:
