@@ -87,6 +87,10 @@ class Transcripts:
                 {"type": "user", "message": {"role": "user", "content": [
                     {"type": "tool_result", "tool_use_id": n, "content": result or "", "is_error": failed}]}},
             ]  # fmt: skip
+        elif event["event"] == "Stop" and entries and entries[-1]["type"] != "assistant":
+            # the turn's answer: Claude Code writes it before it is done (the server waits for it)
+            entries.append({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "text", "text": "Done."}]}})  # fmt: skip
 
     def write(self, session: str) -> str:
         path = self.folder / f"{session}.jsonl"

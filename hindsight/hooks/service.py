@@ -166,9 +166,10 @@ class Hooks:
         return result["id"]
 
     async def _outcome(self, agent: str, event: HookEvent, project: str | None) -> None:
-        waited = 0.0
+        waited = 0.0  # at Stop the turn is over, and its answer may not be written yet; at PreCompact
+        # (mid-turn, often right after a tool's result) what is written is all there is
         entries = await asyncio.to_thread(_transcript, event.transcript_path)
-        while entries and not outcome.complete(entries) and waited < TRANSCRIPT_WAIT:
+        while event.name == "Stop" and entries and not outcome.complete(entries) and waited < TRANSCRIPT_WAIT:
             await asyncio.sleep(0.1)  # the client writes the turn behind its hooks
             waited += 0.1
             entries = await asyncio.to_thread(_transcript, event.transcript_path)
