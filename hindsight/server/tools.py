@@ -13,7 +13,7 @@ from mcp_types import ToolAnnotations
 from ..errors import InvalidInput
 from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
-from ..services import Services, recall_request, store_request
+from ..services import Services, recall_request, record_request, store_request
 from .params import (
     AgentId,
     AlsoTaskType,
@@ -155,8 +155,7 @@ async def record_interaction(
     and small talk are not. Cheap: call it freely. Returns {stored, reason, id}."""
     s = await services_of(ctx)
     agent = s.acting_for(agent_id)
-    return await s.record(
-        agent,
+    event = record_request(
         content,
         session_id=session_of(s, session_id, ctx),
         task_type=task_type,
@@ -165,9 +164,8 @@ async def record_interaction(
         tool_results=tool_results,
         tools_used=tools_used,
         error=error,
-        project=project,
-        open_project=await open_project(ctx),
     )
+    return await s.record(agent, event, project=project, open_project=await open_project(ctx))
 
 
 async def retrieve_memory(

@@ -4,7 +4,7 @@ config, errors and its own modules, and nothing else of ours (tests/unit/test_la
 
     compose   Services: the parts, built once (memories, recall, views, maintenance, hooks,
               the embedders, whom a client may act for)
-    door      the verbs beyond the parts' own: record, hook, restore, forget_archived,
+    door      the verbs beyond the parts' own: record (a RecordRequest), hook, restore, forget_archived,
               maintain, schedule, reembed, export, import_, create_token, revoke_token,
               list_tokens, caller, healthy
     start     opened, serving, opening, showing, start_early, prepare
@@ -13,7 +13,8 @@ The parts' verbs the faces call through a Services: memories.keep(StoreRequest),
 .list, .update, .invalidate, .delete, .history, .dismiss_conflict, .roots_seen;
 recall.ask(RecallRequest); views.overview, .stats, .memory_page, .shown, .ids_starting,
 .conflicts, .archive, .agents. A store and a recall are frozen requests, checked once where
-they are built (store_request, recall_request: every problem names its field). Below, what
+they are built (store_request, recall_request; record_request for record_interaction:
+every problem names its field). Below, what
 a face needs before it has a Services: the request types and their builders, the limits its
 argument schemas state, and the checks of an import file's lines.
 """
@@ -30,7 +31,9 @@ from ..hooks.sockets import runtime_dir as hook_socket_dir
 from ..hooks.sockets import socket_for as hook_socket_for
 from ..recall.request import Request as RecallRequest
 from ..recall.request import check as recall_request
+from ..rules.policy import Interaction as RecordRequest
 from ..store.interactions import MAX_TOOL_RESULTS
+from ..store.interactions import parse as record_request
 from ..store.write import MAX_TTL_SECONDS
 from ..store.write import Write as StoreRequest
 from ..store.write import check as store_request
@@ -47,6 +50,7 @@ __all__ = [
     "HookEvent",
     "Opening",
     "RecallRequest",
+    "RecordRequest",
     "Services",
     "StoreRequest",
     "acting_for",
@@ -59,6 +63,7 @@ __all__ = [
     "prepare",
     "read_import",
     "recall_request",
+    "record_request",
     "serving",
     "showing",
     "start_early",

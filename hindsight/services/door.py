@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the parts below a rarely used verb are imported when it is 
     from ..data.db import Database
     from ..embedders.base import Embedder
     from ..hooks.service import Hooks
+    from ..rules.policy import Interaction
     from ..store.memories import Memories
     from ..store.prepare import WritePolicy
     from ..store.tokens import Caller
@@ -50,34 +51,12 @@ class Door:
     # -- what an agent hands over --------------------------------------------------------
 
     async def record(
-        self,
-        agent_id: str,
-        content: Any,
-        *,
-        session_id: Any = None,
-        task_type: Any = None,
-        task_status: Any = None,
-        user_feedback: Any = None,
-        tool_results: Any = None,
-        tools_used: Any = None,
-        error: Any = None,
-        project: Any = None,
-        open_project: str | None = None,
+        self, agent_id: str, event: Interaction, *, project: Any = None, open_project: str | None = None
     ) -> dict[str, Any]:
-        """An interaction, checked (every problem names its field) and kept if the write
-        policy says it is worth remembering: {stored, reason, id}."""
+        """An interaction (checked where it was built: services.record_request) kept if the
+        write policy says it is worth remembering: {stored, reason, id}."""
         from ..store import interactions
 
-        event = interactions.parse(
-            content,
-            session_id=session_id,
-            task_type=task_type,
-            task_status=task_status,
-            user_feedback=user_feedback,
-            tool_results=tool_results,
-            tools_used=tools_used,
-            error=error,
-        )
         return await interactions.record(self.memories, agent_id, event, project, open_project)
 
     async def hook(
