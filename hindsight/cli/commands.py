@@ -12,7 +12,7 @@ import uuid
 from typing import Any
 
 from ..errors import InvalidInput, NotFound
-from ..services import Services, recall_request, store_request
+from ..services import Services, list_request, recall_request, store_request
 from . import render
 
 
@@ -126,7 +126,7 @@ def _batch_queries(path: str, default_k: int) -> list[dict[str, Any]]:
 
 
 async def cmd_list(args, s: Services) -> int:
-    listed = await s.memories.list(
+    asked = list_request(
         s.agent(args.agent),
         memory_type=args.type,
         session_id=args.session,
@@ -138,6 +138,7 @@ async def cmd_list(args, s: Services) -> int:
         offset=args.offset,
         project=args.project,
     )
+    listed = (await s.memories.list(asked)).json()
     if args.json:
         _json(listed)
         return 0

@@ -7,7 +7,7 @@ import sys
 import uuid
 
 from ..errors import InvalidInput, NotFound
-from ..services import Services
+from ..services import Services, delete_request, get_request, invalidate_request
 from . import render
 from .commands import _json, _now, _resolve
 
@@ -19,7 +19,7 @@ async def cmd_forget(args, s: Services) -> int:
         print("hindsight forget: nothing deleted", file=sys.stderr)
         return 1
     try:
-        result = await s.memories.delete(agent, mid, call="cli forget")
+        result = {"deleted": True, "id": str(await s.memories.delete(delete_request(agent, mid, call="cli forget")))}
     except NotFound:
         result = await s.forget_archived(agent, mid)
     if args.json:
@@ -34,7 +34,7 @@ async def _confirm_forget(s: Services, agent: str, mid: uuid.UUID) -> bool:
     if not sys.stdin.isatty():
         raise InvalidInput("--yes", "forget deletes for good and there is no terminal to ask; pass --yes to confirm")
     try:
-        content = (await s.memories.get(agent, mid))["content"]
+        content = (await s.memories.get(get_request(agent, mid))).content
     except NotFound:
         content = "(archived)"
     answer = input(f"Delete {str(mid)[:8]} for good? {render.one_line(content, 60)}\n[y/N] ")
@@ -45,7 +45,9 @@ async def cmd_invalidate(args, s: Services) -> int:
     agent = s.agent(args.agent)
     mid = await _resolve(s, agent, args.memory_id)
     replacement = await _resolve(s, agent, args.replaced_by) if args.replaced_by else None
-    m = await s.memories.invalidate(agent, mid, args.reason, replacement, call="cli invalidate")
+    m = (
+        await s.memories.invalidate(invalidate_request(agent, mid, args.reason, replacement, call="cli invalidate"))
+    ).json()
     done = {
         "invalidated": m["id"],
         "at": m["invalidated_at"],

@@ -29,6 +29,7 @@ from ..rules.capture import Trail, prompt_decision, tool_decision
 from ..rules.policy import Decision
 from ..rules.scoring import RECALL_CUT
 from ..rules.text import estimate_tokens
+from ..store import requests
 from ..store.memories import Memories
 from .events import HookEvent
 
@@ -118,7 +119,7 @@ class Hooks:
         out = {str(h["id"]): h for h in recalled}
         for later in {str(h["possibly_outdated_by"]) for h in hits if h.get("possibly_outdated_by")} - set(out):
             try:
-                out[later] = await self.memories.get(agent, later)
+                out[later] = (await self.memories.get(requests.get(agent, later))).json()
             except Exception:  # deleted meanwhile: the mark says only that it changed
                 continue
         return out

@@ -10,7 +10,7 @@ from urllib.parse import quote
 from mcp.server.mcpserver import Context
 from mcp_types import ListResourcesResult, PaginatedRequestParams, Resource
 
-from ..services import CALLER, Services
+from ..services import CALLER, Services, list_request
 from .tools import services_of
 
 RESOURCES = {
@@ -40,7 +40,7 @@ def _heading(text: str, opened: tuple[str, ...]) -> list[str]:
 
 async def _profile_text(s: Services, agent_id: str, opened: tuple[str, ...] = ()) -> str:
     agent = s.acting_for(agent_id)
-    listed = await s.memories.list(agent, memory_type="semantic", limit=200)
+    listed = (await s.memories.list(list_request(agent, memory_type="semantic", limit=200))).json()
     rows = sorted(_in_view(listed["memories"], opened), key=lambda m: (-m["importance"], m["created_at"]))[:100]
     lines = _heading(f"# What agent {agent} knows (semantic memories, most important first)", opened)
     lines += [f"- {_one_line(m)}" for m in rows] or ["(nothing yet)"]
@@ -49,7 +49,7 @@ async def _profile_text(s: Services, agent_id: str, opened: tuple[str, ...] = ()
 
 async def _recent_text(s: Services, agent_id: str, opened: tuple[str, ...] = ()) -> str:
     agent = s.acting_for(agent_id)
-    listed = await s.memories.list(agent, limit=200 if opened else 20)
+    listed = (await s.memories.list(list_request(agent, limit=200 if opened else 20))).json()
     lines = _heading(f"# Recent memories of agent {agent} (newest first)", opened)
     lines += [
         f"- {m['created_at'][:16].replace('T', ' ')} [{m['memory_type']}] {_one_line(m)}"

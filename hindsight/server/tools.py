@@ -13,7 +13,17 @@ from mcp_types import ToolAnnotations
 from ..errors import InvalidInput
 from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
-from ..services import Services, recall_request, record_request, store_request
+from ..services import (
+    Services,
+    delete_request,
+    get_request,
+    invalidate_request,
+    list_request,
+    recall_request,
+    record_request,
+    store_request,
+    update_request,
+)
 from .params import (
     AgentId,
     AlsoTaskType,
@@ -227,7 +237,7 @@ async def get_memory(
 ) -> dict[str, Any]:
     """Read one memory by id, in any state (invalidated ones show why and when)."""
     s = await services_of(ctx)
-    return await s.memories.get(s.acting_for(agent_id), memory_id, reveal=reveal)
+    return (await s.memories.get(get_request(s.acting_for(agent_id), memory_id, reveal))).json()
 
 
 async def update_memory(
@@ -242,9 +252,10 @@ async def update_memory(
     """Correct or refine one of your memories in place (typo, better wording, importance).
     When a fact has changed, prefer invalidate_memory plus store_memory so history stays."""
     s = await services_of(ctx)
-    return await s.memories.update(
+    asked = update_request(
         s.acting_for(agent_id), memory_id, content=content, importance=importance, metadata=metadata, tags=tags
     )
+    return (await s.memories.update(asked)).json()
 
 
 async def invalidate_memory(
@@ -253,14 +264,17 @@ async def invalidate_memory(
     """Mark a memory as no longer true (the user changed their mind, a fix stopped working).
     It stops being recalled but is kept as history."""
     s = await services_of(ctx)
-    return await s.memories.invalidate(s.acting_for(agent_id), memory_id, reason, replaced_by)
+    return (
+        await s.memories.invalidate(invalidate_request(s.acting_for(agent_id), memory_id, reason, replaced_by))
+    ).json()
 
 
 async def delete_memory(ctx: Context, memory_id: MemoryId, agent_id: AgentId = None) -> dict[str, Any]:
     """Forget a memory for good, e.g. when the user says "forget this". Cannot be undone;
     to record that something stopped being true, use invalidate_memory instead."""
     s = await services_of(ctx)
-    return await s.memories.delete(s.acting_for(agent_id), memory_id)
+    deleted = await s.memories.delete(delete_request(s.acting_for(agent_id), memory_id))
+    return {"deleted": True, "id": str(deleted)}
 
 
 async def list_memories(
@@ -279,7 +293,7 @@ async def list_memories(
     """Browse memories, newest first: to review what is stored or find an id to update,
     invalidate or delete. To find memories about a topic, use retrieve_memory."""
     s = await services_of(ctx)
-    return await s.memories.list(
+    asked = list_request(
         s.acting_for(agent_id),
         memory_type=memory_type,
         session_id=session_id,
@@ -291,6 +305,7 @@ async def list_memories(
         offset=offset,
         project=project,
     )
+    return (await s.memories.list(asked)).json()
 
 
 TOOLS = (

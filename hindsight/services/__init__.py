@@ -9,20 +9,24 @@ config, errors and its own modules, and nothing else of ours (tests/unit/test_la
               list_tokens, caller, healthy
     start     opened, serving, opening, showing, start_early, prepare
 
-The parts' verbs the faces call through a Services: memories.keep(StoreRequest), .get,
-.list, .update, .invalidate, .delete, .history, .dismiss_conflict, .roots_seen;
-recall.ask(RecallRequest); views.overview, .stats, .memory_page, .shown, .ids_starting,
-.conflicts, .archive, .agents. A store and a recall are frozen requests, checked once where
-they are built (store_request, recall_request; record_request for record_interaction:
-every problem names its field). Below, what
-a face needs before it has a Services: the request types and their builders, the limits its
-argument schemas state, and the checks of an import file's lines.
+The parts' verbs the faces call through a Services: memories.keep(StoreRequest),
+.get(GetRequest) -> Memory, .update(UpdateRequest) -> Memory, .invalidate(InvalidateRequest)
+-> Memory, .delete(DeleteRequest) -> its id, .list(ListRequest) -> Listing, .history,
+.dismiss_conflict, .roots_seen; recall.ask(RecallRequest); views.overview, .stats,
+.memory_page, .shown, .ids_starting, .conflicts, .archive, .agents. Each request is frozen
+and checked once where it is built (store_request, recall_request, record_request,
+get_request, update_request, invalidate_request, delete_request, list_request: every
+problem names its field). A Memory has real ids and datetimes; a face turns it into JSON
+when it answers (Memory.json, Listing.json). Below, what a face needs before it has a
+Services: the request types and their builders, the limits its argument schemas state, and
+the checks of an import file's lines.
 """
 
 from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..data.records import Listing, Memory
 from ..errors import InvalidInput
 from ..hooks.events import HookEvent
 from ..hooks.events import from_fields as hook_event
@@ -34,6 +38,16 @@ from ..recall.request import check as recall_request
 from ..rules.policy import Interaction as RecordRequest
 from ..store.interactions import MAX_TOOL_RESULTS
 from ..store.interactions import parse as record_request
+from ..store.requests import Delete as DeleteRequest
+from ..store.requests import Get as GetRequest
+from ..store.requests import Invalidate as InvalidateRequest
+from ..store.requests import List as ListRequest
+from ..store.requests import Update as UpdateRequest
+from ..store.requests import delete as delete_request
+from ..store.requests import get as get_request
+from ..store.requests import invalidate as invalidate_request
+from ..store.requests import listing as list_request
+from ..store.requests import update as update_request
 from ..store.write import MAX_TTL_SECONDS
 from ..store.write import Write as StoreRequest
 from ..store.write import check as store_request
@@ -47,17 +61,28 @@ __all__ = [
     "QUERY_VECTORS",
     "START_SECONDS",
     "Answer",
+    "DeleteRequest",
+    "GetRequest",
     "HookEvent",
+    "InvalidateRequest",
+    "ListRequest",
+    "Listing",
+    "Memory",
     "Opening",
     "RecallRequest",
     "RecordRequest",
     "Services",
     "StoreRequest",
+    "UpdateRequest",
     "acting_for",
     "bad_lines",
+    "delete_request",
+    "get_request",
     "hook_event",
     "hook_socket_dir",
     "hook_socket_for",
+    "invalidate_request",
+    "list_request",
     "opened",
     "opening",
     "prepare",
@@ -68,6 +93,7 @@ __all__ = [
     "showing",
     "start_early",
     "store_request",
+    "update_request",
 ]
 
 

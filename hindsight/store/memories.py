@@ -21,13 +21,13 @@ import anyio
 from ..data import lexicon
 from ..data.columns import MemoryUpdate
 from ..data.db import Database, Reader
-from ..data.records import iso, row_to_dict
+from ..data.records import Listing, Memory, iso, row_to_dict
 from ..embedders.base import AsyncEmbedder
 from ..errors import InvalidInput, NotFound
 from ..rules import bilingual, changes, privacy
 from ..rules import validate as v
 from ..rules.text import content_hash
-from . import write
+from . import requests, write
 from .prepare import Prepared, WritePolicy, prepare, prepare_with_key, search_text
 from .unit import Unit, unit_of_work
 from .write import MAX_TTL_SECONDS as MAX_TTL_SECONDS  # the largest ttl_seconds, for the tools' schema
@@ -123,20 +123,18 @@ class Memories:
                     "old_id", f"memory {new} of agent {agent_id!r} does not name {old} as a memory it likely replaces"
                 )
 
-    async def get(self, agent_id: str, memory_id: Any, reveal: Any = False) -> dict[str, Any]:
-        """One memory. `reveal`: put the decrypted original content and metadata in place of
-        the redacted ones (needs HINDSIGHT_ENCRYPTION_KEY)."""
-        agent_id = v.agent_id(agent_id)
-        mid = v.memory_id(memory_id)
-        reveal = v.boolean("reveal", reveal)
-        row = await self.reads.fetchrow("get_memory", agent_id, mid)
+    async def get(self, r: requests.Get) -> Memory:
+        """One memory. `reveal`: the decrypted original content and metadata in place of the
+        redacted ones (needs HINDSIGHT_ENCRYPTION_KEY)."""
+        row = await self.reads.fetchrow("get_memory", r.agent_id, r.memory_id)
         if row is None:
-            raise NotFound("memory_id", str(mid), agent_id)
-        out = row_to_dict(row)
-        if reveal and row["sealed"]:
-            original = self._sealer("reveal").open(await self.reads.fetchval("get_sealed", agent_id, mid))
-            out.update(content=original["content"], metadata=original["metadata"], revealed=True)
-        return out
+            raise NotFound("memory_id", str(r.memory_id), r.agent_id)
+        memory = Memory.of(row)
+        if r.reveal and row["sealed"]:
+            original = self._sealer("reveal").open(await self.reads.fetchval("get_sealed", r.agent_id, r.memory_id))
+            memory = dataclasses.replace(memory, content=original["content"], metadata=original["metadata"])
+            memory = memory.noted(revealed=True)
+        return memory
 
     def _sealer(self, field: str) -> privacy.Sealer:
         if self.policy.sealer is None:
@@ -147,25 +145,8 @@ class Memories:
             )
         return self.policy.sealer
 
-    async def update(
-        self,
-        agent_id: str,
-        memory_id: Any,
-        *,
-        content: Any = None,
-        importance: Any = None,
-        metadata: Any = None,
-        tags: Any = None,
-        call: str = "update_memory",
-    ) -> dict[str, Any]:
-        agent_id = v.agent_id(agent_id)
-        mid = v.memory_id(memory_id)
-        new_content = None if content is None else v.content(content)
-        importance = v.importance(importance, required=False)
-        metadata = v.metadata(metadata)
-        tags = v.tags(tags)
-        if all(x is None for x in (new_content, importance, metadata, tags)):
-            raise InvalidInput("update_memory", "give at least one of content, importance, metadata, tags")
+    async def update(self, r: requests.Update) -> Memory:
+        agent_id, mid, new_content, metadata = r.agent_id, r.memory_id, r.content, r.metadata
         state = await self._own(agent_id, mid)
         p, vector = await self._prepare_update(state, new_content, metadata)
         changed = new_content is not None
@@ -175,16 +156,16 @@ class Memories:
             content=p.content if changed else None,
             content_hash=content_hash(p.content) if changed else None,
             embedding=vector,
-            search_vector=search_text(state, p, tags),
-            importance=importance,
+            search_vector=search_text(state, p, r.tags),
+            importance=r.importance,
             metadata=p.metadata if metadata is not None else None,
-            tags=tags,
+            tags=r.tags,
             dedup_key=p.dedup_key if changed else None,
             reseal=p is not None,
             sealed=p.sealed if p else None,
             flags=p.flags if changed else None,
         )
-        async with unit_of_work(self.db, agent_id, "updating a memory", call) as unit:
+        async with unit_of_work(self.db, agent_id, "updating a memory", r.call) as unit:
             if changed:
                 twin = await unit.equal(state["memory_type"], p.dedup_key)
                 if twin is not None and twin != mid:
@@ -195,10 +176,8 @@ class Memories:
             row = await unit.tx.fetchrow("update_memory", *change)
         if row is None:  # deleted between the check and the update
             raise NotFound("memory_id", str(mid), agent_id)
-        out = row_to_dict(row)
-        if state["invalidated_at"] is not None:
-            out["warning"] = write.not_current(state)
-        return out
+        memory = Memory.of(row)
+        return memory.noted(warning=write.not_current(state)) if state["invalidated_at"] is not None else memory
 
     async def _prepare_update(self, state, new_content: str | None, metadata: dict | None) -> tuple:
         """The pure steps again when content or metadata change (from the sealed original,
@@ -221,15 +200,8 @@ class Memories:
         vector = await self.embedder.passage(p.content) if new_content is not None else None
         return p, vector
 
-    async def invalidate(
-        self, agent_id: str, memory_id: Any, reason: Any, replaced_by: Any = None, call: str = "invalidate_memory"
-    ) -> dict[str, Any]:
-        agent_id = v.agent_id(agent_id)
-        mid = v.memory_id(memory_id)
-        reason, redacted = privacy.redact(v.text("reason", reason, max_bytes=2048))
-        replacement = v.memory_id(replaced_by, "replaced_by", required=False)
-        if replacement == mid:
-            raise InvalidInput("replaced_by", "must be another memory, not the one being invalidated")
+    async def invalidate(self, r: requests.Invalidate) -> Memory:
+        agent_id, mid, replacement = r.agent_id, r.memory_id, r.replaced_by
         state = await self._own(agent_id, mid)
         if state["invalidated_at"] is not None:
             raise InvalidInput(
@@ -239,21 +211,20 @@ class Memories:
             )
         if replacement is not None and await self.db.fetchrow("own_memory_state", agent_id, replacement) is None:
             raise InvalidInput("replaced_by", f"no memory with id {replacement} belongs to agent {agent_id!r}")
-        async with self.db.transaction("invalidating a memory", call) as tx:
-            row = await tx.fetchrow("invalidate_memory", agent_id, mid, reason, replacement)
+        async with self.db.transaction("invalidating a memory", r.call) as tx:
+            row = await tx.fetchrow("invalidate_memory", agent_id, mid, r.reason, replacement)
         if row is None:  # raced with another invalidate or a delete
             raise InvalidInput("memory_id", f"memory {mid} was invalidated or deleted meanwhile")
-        return row_to_dict(row) | ({"redacted": redacted} if redacted else {})
+        return Memory.of(row, **({"redacted": list(r.redacted)} if r.redacted else {}))
 
-    async def delete(self, agent_id: str, memory_id: Any, call: str = "delete_memory") -> dict[str, Any]:
-        agent_id = v.agent_id(agent_id)
-        mid = v.memory_id(memory_id)
-        async with self.db.transaction("deleting a memory", call) as tx:
-            deleted = await tx.fetchval("delete_memory", agent_id, mid)
+    async def delete(self, r: requests.Delete) -> uuid.UUID:
+        """Forget one memory for good: its id."""
+        async with self.db.transaction("deleting a memory", r.call) as tx:
+            deleted = await tx.fetchval("delete_memory", r.agent_id, r.memory_id)
         if deleted is None:
-            await self._own(agent_id, mid)  # says why: another agent's shared memory, or none
-            raise NotFound("memory_id", str(mid), agent_id)
-        return {"deleted": True, "id": str(mid)}
+            await self._own(r.agent_id, r.memory_id)  # says why: another agent's shared memory, or none
+            raise NotFound("memory_id", str(r.memory_id), r.agent_id)
+        return r.memory_id
 
     async def history(self, agent_id: str, memory_id: Any) -> list[dict[str, Any]]:
         """What happened to one of the agent's memories, oldest first (deleted ones too)."""
@@ -264,46 +235,21 @@ class Memories:
             raise NotFound("memory_id", str(mid), agent_id)
         return [row_to_dict(r) for r in rows]
 
-    async def list(
-        self,
-        agent_id: str,
-        *,
-        memory_type: Any = None,
-        session_id: Any = None,
-        tags: Any = None,
-        metadata: Any = None,
-        include_shared: Any = False,
-        include_invalidated: Any = False,
-        limit: Any = 20,
-        offset: Any = 0,
-        project: Any = None,
-    ) -> dict[str, Any]:
-        """`project`: that project's memories only ("" for the global ones)."""
-        agent_id = v.agent_id(agent_id)
-        memory_type = v.memory_type(memory_type, required=False)
-        session_id = v.text("session_id", session_id, max_bytes=256, required=False)
-        tags = v.tags(tags)
-        metadata = v.metadata(metadata)
-        for name, flag in (("include_shared", include_shared), ("include_invalidated", include_invalidated)):
-            if not isinstance(flag, bool):
-                raise InvalidInput(name, "must be true or false")
-        limit = v.integer("limit", limit, 1, v.MAX_LIST_LIMIT)
-        offset = v.integer("offset", offset, 0, 10_000_000)
-        project = v.project(project)
+    async def list(self, r: requests.List) -> Listing:
         rows = await self.reads.fetch(
             "list_memories",
-            agent_id,
-            include_shared,
-            memory_type,
-            session_id,
-            tags,
-            metadata,
-            include_invalidated,
-            limit,
-            offset,
-            project,
+            r.agent_id,
+            r.include_shared,
+            r.memory_type,
+            r.session_id,
+            r.tags,
+            r.metadata,
+            r.include_invalidated,
+            r.limit,
+            r.offset,
+            r.project,
         )
-        return {"memories": [row_to_dict(r) for r in rows], "limit": limit, "offset": offset}
+        return Listing(tuple(Memory.of(row) for row in rows), r.limit, r.offset)
 
     async def roots_seen(self, agent_id: str, roots: list[tuple[str, str, str]]) -> None:
         """Record the client's root folders: (root URI, project name, where the name came from)."""

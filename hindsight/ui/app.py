@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from ..errors import HindsightError, InvalidInput, NotFound
 from ..rules import validate as v
-from ..services import Services, recall_request
+from ..services import Services, delete_request, invalidate_request, list_request, recall_request
 from . import views
 from .html import href, layout
 from .security import Forbidden, Gate, checked_form
@@ -207,13 +207,14 @@ async def memory(request: Request, c: views.Ctx) -> tuple:
 async def memories(request: Request, c: views.Ctx) -> tuple:
     q: QueryParams = request.query_params
     memory_type, everything = q.get("type") or None, bool(q.get("all"))
-    listing = await _ui(request).services.memories.list(
+    asked = list_request(
         c.agent,
         memory_type=memory_type,
         include_invalidated=everything,
         limit=50,
         offset=_whole("offset", q.get("offset") or "0"),
     )
+    listing = (await _ui(request).services.memories.list(asked)).json()
     return "Memories", "memories", views.memories(c, listing, memory_type or "", everything), 200
 
 
@@ -238,22 +239,21 @@ async def forget(request: Request, c: views.Ctx, form: dict[str, str]) -> Respon
     mid = request.path_params["id"]
     if form.get("confirm") != "yes":
         raise InvalidInput("confirm", "tick the box to confirm that this memory should be deleted for good")
-    await _ui(request).services.memories.delete(c.agent, mid, call=CALL)
+    await _ui(request).services.memories.delete(delete_request(c.agent, mid, call=CALL))
     return _back(c, f"/memory/{mid}", "forgotten")
 
 
 async def invalidate(request: Request, c: views.Ctx, form: dict[str, str]) -> Response:
     mid = request.path_params["id"]
-    await _ui(request).services.memories.invalidate(
-        c.agent, mid, form.get("reason"), form.get("replaced_by", "").strip() or None, call=CALL
-    )
+    asked = invalidate_request(c.agent, mid, form.get("reason"), form.get("replaced_by", "").strip() or None, call=CALL)
+    await _ui(request).services.memories.invalidate(asked)
     return _back(c, f"/memory/{mid}", "invalidated")
 
 
 async def confirm(request: Request, c: views.Ctx, form: dict[str, str]) -> Response:
     new, old = form.get("new_id", ""), form.get("old_id", "")
     reason = form.get("reason", "").strip() or f"confirmed in hindsight ui: replaced by {new}"
-    await _ui(request).services.memories.invalidate(c.agent, old, reason, new, call=CALL)
+    await _ui(request).services.memories.invalidate(invalidate_request(c.agent, old, reason, new, call=CALL))
     return _back(c, "/conflicts" if form.get("back") == "conflicts" else f"/memory/{v.memory_id(new)}", "confirmed")
 
 

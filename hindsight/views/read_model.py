@@ -15,6 +15,7 @@ from ..data.records import row_to_dict
 from ..errors import NotFound
 from ..rules import validate as v
 from ..rules.scoring import RECALL_CUT
+from ..store import requests
 from ..store.memories import Memories
 
 DAYS = 30  # activity looks back this far; the forecast looks ahead as far
@@ -99,7 +100,7 @@ class Views:
         mid = v.memory_id(memory_id)
         memory, where = None, "live"
         try:
-            memory = await self.memories.get(agent, mid, reveal=reveal)
+            memory = (await self.memories.get(requests.get(agent, mid, reveal))).json()
         except NotFound:
             row = await self.reads.fetchrow("ui_archived_memory", agent, mid)
             if row is not None:
@@ -140,7 +141,7 @@ class Views:
         """`hindsight show`: the memory, live or archived (NotFound when neither), and its
         history (none for another agent's shared memory: its history is the owner's)."""
         try:
-            memory = await self.memories.get(agent, mid, reveal=reveal)
+            memory = (await self.memories.get(requests.get(agent, mid, reveal))).json()
         except NotFound:
             row = await self.primary.fetchrow("show_archived", agent, mid)
             if row is None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import asyncpg
 from cryptography.fernet import Fernet
+from faced import faced
 
 from hindsight.embedders.base import AsyncEmbedder
 from hindsight.rules.privacy import Sealer
@@ -64,12 +65,12 @@ async def test_export_import_round_trip_is_exact(cli, db, db_url, empty_db_url, 
         metadata={"tools_used": ["pip"], "outcome": "fixed"},
     )
     await m.store("a", "pip needs PIP_CERT behind the proxy", memory_type="procedural")  # reinforce
-    await m.update("a", fix["id"], importance=5)
+    await faced(m).update("a", fix["id"], importance=5)
     gone = await m.store("a", "Forget me: a note about lunch")
-    await m.delete("a", gone["id"])
+    await faced(m).delete("a", gone["id"])
     await m.store("a", "Never run migrations by hand", memory_type="procedural")  # guard flags
     scratch = await m.store("a", "Current branch: feature/export", memory_type="working", session_id="s1")
-    await m.invalidate("a", scratch["id"], "branch merged")
+    await faced(m).invalidate("a", scratch["id"], "branch merged")
     await Maintenance(db, m).run(datetime.now(timezone.utc) + timedelta(days=3))  # decay
     await db.fetch("record_access", "a", [uuid.UUID(old["id"])], [2], datetime.now(timezone.utc))
     await m.store("b", "Another agent's memory")

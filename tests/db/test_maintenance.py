@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 
 import anyio
 import pytest
+from faced import faced
 from mcp_client import server_env
 
 from hindsight.config import Settings
@@ -126,7 +127,7 @@ async def test_archive_and_restore_round_trip_with_reconciled_counts(db, memorie
     assert hits["memories"][0]["id"] == brief
     superseded = await restore(db, "a", old, datetime.now(timezone.utc))
     assert not superseded["current"]
-    got = await memories.get("a", old)
+    got = await faced(memories).get("a", old)
     assert got["invalidated_by"] == new and got["content"] == "Deploys go out on Fridays"
     assert await db.pool.fetchval("SELECT count(*) FROM memories") == 4
     with pytest.raises(Exception, match="in the archive"):

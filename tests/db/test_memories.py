@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 from conftest import count_rows
+from faced import faced
 
 from hindsight.errors import InvalidInput, NotFound
 
@@ -67,85 +68,85 @@ async def test_bad_input_names_the_field_and_writes_nothing(memories, db, kwargs
 
 async def test_get_update_invalidate_delete(memories, recall):
     m = (await memories.store("a", "The build uses Python 3.10", memory_type="semantic"))["memory"]
-    got = await memories.get("a", m["id"])
+    got = await faced(memories).get("a", m["id"])
     assert got["content"] == m["content"]
 
-    updated = await memories.update("a", m["id"], content="The build uses Python 3.11", importance=5)
+    updated = await faced(memories).update("a", m["id"], content="The build uses Python 3.11", importance=5)
     assert updated["content"] == "The build uses Python 3.11" and updated["importance"] == 5
     hits = await recall.retrieve("a", "which Python version does the build use?")
     assert hits["memories"][0]["content"] == "The build uses Python 3.11"
 
     newer = await memories.store("a", "The build uses Python 3.12", memory_type="semantic")
-    inv = await memories.invalidate("a", m["id"], "upgraded", replaced_by=newer["id"])
+    inv = await faced(memories).invalidate("a", m["id"], "upgraded", replaced_by=newer["id"])
     assert inv["invalidated_at"] and inv["invalidation_reason"] == "upgraded"
     assert inv["invalidated_by"] == newer["id"]
     hits = await recall.retrieve("a", "which Python version does the build use?", top_k=10)
     assert [h["id"] for h in hits["memories"]] == [newer["id"]]
-    assert (await memories.get("a", m["id"]))["invalidated_at"]  # still there as history
+    assert (await faced(memories).get("a", m["id"]))["invalidated_at"]  # still there as history
     with pytest.raises(InvalidInput, match="already invalidated"):
-        await memories.invalidate("a", m["id"], "again")
+        await faced(memories).invalidate("a", m["id"], "again")
 
     # deleting the replacement keeps the history row, unlinked
-    assert await memories.delete("a", newer["id"]) == {"deleted": True, "id": newer["id"]}
-    assert (await memories.get("a", m["id"]))["invalidated_by"] is None
+    assert await faced(memories).delete("a", newer["id"]) == {"deleted": True, "id": newer["id"]}
+    assert (await faced(memories).get("a", m["id"]))["invalidated_by"] is None
     with pytest.raises(NotFound):
-        await memories.get("a", newer["id"])
+        await faced(memories).get("a", newer["id"])
     with pytest.raises(NotFound):
-        await memories.delete("a", newer["id"])
+        await faced(memories).delete("a", newer["id"])
 
 
 async def test_update_needs_a_field_and_checks_it(memories):
     m = await memories.store("a", "note")
     with pytest.raises(InvalidInput, match="at least one"):
-        await memories.update("a", m["id"])
+        await faced(memories).update("a", m["id"])
     with pytest.raises(InvalidInput, match="importance"):
-        await memories.update("a", m["id"], importance=9)
-    assert (await memories.get("a", m["id"]))["importance"] == 3
+        await faced(memories).update("a", m["id"], importance=9)
+    assert (await faced(memories).get("a", m["id"]))["importance"] == 3
 
 
 async def test_invalidate_checks_replacement(memories):
     m = await memories.store("a", "old fact")
     other = await memories.store("b", "b's fact")
     with pytest.raises(InvalidInput, match="replaced_by"):
-        await memories.invalidate("a", m["id"], "x", replaced_by=m["id"])
+        await faced(memories).invalidate("a", m["id"], "x", replaced_by=m["id"])
     with pytest.raises(InvalidInput, match="replaced_by"):
-        await memories.invalidate("a", m["id"], "x", replaced_by=other["id"])
+        await faced(memories).invalidate("a", m["id"], "x", replaced_by=other["id"])
     with pytest.raises(InvalidInput, match="reason"):
-        await memories.invalidate("a", m["id"], "  ")
-    assert (await memories.get("a", m["id"]))["invalidated_at"] is None
+        await faced(memories).invalidate("a", m["id"], "  ")
+    assert (await faced(memories).get("a", m["id"]))["invalidated_at"] is None
 
 
 async def test_agents_are_isolated(memories, recall):
     secret = await memories.store("bob", "Bob's deploy key lives in the vault")
     with pytest.raises(NotFound):
-        await memories.get("alice", secret["id"])
+        await faced(memories).get("alice", secret["id"])
     for change in (
-        memories.update("alice", secret["id"], content="hijacked"),
-        memories.invalidate("alice", secret["id"], "mine now"),
-        memories.delete("alice", secret["id"]),
+        faced(memories).update("alice", secret["id"], content="hijacked"),
+        faced(memories).invalidate("alice", secret["id"], "mine now"),
+        faced(memories).delete("alice", secret["id"]),
     ):
         with pytest.raises(NotFound):
             await change
     assert (await recall.retrieve("alice", "deploy key vault"))["memories"] == []
-    assert (await memories.list("alice"))["memories"] == []
-    assert (await memories.get("bob", secret["id"]))["content"] == "Bob's deploy key lives in the vault"
+    assert (await faced(memories).list("alice"))["memories"] == []
+    assert (await faced(memories).get("bob", secret["id"]))["content"] == "Bob's deploy key lives in the vault"
 
 
 async def test_shared_memories_are_readable_not_writable(memories, recall):
     pref = (await memories.store("support", "The customer wants replies in Chinese", shared=True))["memory"]
-    assert (await memories.get("aftersales", pref["id"]))["content"] == pref["content"]
+    assert (await faced(memories).get("aftersales", pref["id"]))["content"] == pref["content"]
     hits = await recall.retrieve("aftersales", "what language does the customer want?")
     assert pref["id"] in [h["id"] for h in hits["memories"]]
     hits = await recall.retrieve("aftersales", "what language does the customer want?", include_shared=False)
     assert hits["memories"] == []
     for change in (
-        memories.update("aftersales", pref["id"], importance=1),
-        memories.invalidate("aftersales", pref["id"], "no"),
-        memories.delete("aftersales", pref["id"]),
+        faced(memories).update("aftersales", pref["id"], importance=1),
+        faced(memories).invalidate("aftersales", pref["id"], "no"),
+        faced(memories).delete("aftersales", pref["id"]),
     ):
         with pytest.raises(InvalidInput, match="only its owner"):
             await change
-    assert (await memories.get("support", pref["id"]))["importance"] == 3
+    assert (await faced(memories).get("support", pref["id"]))["importance"] == 3
 
 
 async def test_recall_drops_expired_and_filters(memories, recall, db):
@@ -168,9 +169,9 @@ async def test_recall_drops_expired_and_filters(memories, recall, db):
     assert (await recall.retrieve("a", "token rotation", memory_type="semantic"))["memories"] == []
     assert (await recall.retrieve("a", "token rotation", tags=["prod"]))["memories"] == []
     assert len((await recall.retrieve("a", "token", metadata={"tools_used": ["curl"]}))["memories"]) == 1
-    listed = await memories.list("a", include_invalidated=True)
+    listed = await faced(memories).list("a", include_invalidated=True)
     assert {m["id"] for m in listed["memories"]} == {gone["id"], keep["id"]}
-    assert [m["id"] for m in (await memories.list("a"))["memories"]] == [keep["id"]]
+    assert [m["id"] for m in (await faced(memories).list("a"))["memories"]] == [keep["id"]]
 
 
 async def test_recall_finds_chinese_with_a_chinese_query(memories, recall):
@@ -184,11 +185,11 @@ async def test_recall_finds_chinese_with_a_chinese_query(memories, recall):
 
 async def test_list_pages_newest_first(memories):
     ids = [(await memories.store("a", f"event {i}", created_at=f"2024-01-0{i + 1}T00:00:00Z"))["id"] for i in range(5)]
-    page1 = await memories.list("a", limit=2)
-    page2 = await memories.list("a", limit=2, offset=2)
+    page1 = await faced(memories).list("a", limit=2)
+    page2 = await faced(memories).list("a", limit=2, offset=2)
     assert [m["id"] for m in page1["memories"] + page2["memories"]] == ids[::-1][:4]
     with pytest.raises(InvalidInput, match="limit"):
-        await memories.list("a", limit=0)
+        await faced(memories).list("a", limit=0)
 
 
 async def test_concurrent_stores_all_land(memories, db):
@@ -199,8 +200,8 @@ async def test_concurrent_stores_all_land(memories, db):
 async def test_updating_a_memory_that_is_no_longer_current_says_so(memories):
     old = await memories.store("a", "Standups are at 09:30", memory_type="semantic")
     new = await memories.store("a", "Standups moved to 10:00", memory_type="semantic", supersedes=old["id"])
-    changed = await memories.update("a", old["id"], importance=4)
+    changed = await faced(memories).update("a", old["id"], importance=4)
     assert changed["importance"] == 4
     assert f"superseded by {new['id']}" in changed["warning"] and "recall does not return it" in changed["warning"]
-    current = await memories.update("a", new["id"], importance=4)
+    current = await faced(memories).update("a", new["id"], importance=4)
     assert "warning" not in current

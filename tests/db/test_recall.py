@@ -5,6 +5,7 @@ import uuid
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from faced import faced
 
 from hindsight.errors import InvalidInput
 from hindsight.recall.access import AccessRecorder
@@ -302,7 +303,7 @@ async def test_filters(memories, recall, db):
 async def test_history_as_of_and_invalidation(memories, recall, db):
     old = await memories.store("a", "The team uses Python 3.10", memory_type="semantic")
     new = await memories.store("a", "The team uses Python 3.12", memory_type="semantic")
-    await memories.invalidate("a", old["id"], "upgraded", replaced_by=new["id"])
+    await faced(memories).invalidate("a", old["id"], "upgraded", replaced_by=new["id"])
     before = datetime.now(timezone.utc) - timedelta(seconds=1)
     await db.pool.execute("UPDATE memories SET created_at = now() - interval '10 days' WHERE agent_id = 'a'")
     await db.pool.execute(
@@ -317,8 +318,8 @@ async def test_keyword_statistics_follow_every_write(memories, db):
     a = await memories.store("a", "alpha beta gamma")
     await memories.store("a", "beta delta")
     await memories.store("b", "gamma epsilon zeta")
-    await memories.update("a", a["id"], content="alpha alpha omega")
-    await memories.delete("a", a["id"])
+    await faced(memories).update("a", a["id"], content="alpha alpha omega")
+    await faced(memories).delete("a", a["id"])
     await memories.store("a", "紫色 的 猫")
     stats = {r["agent_id"]: (r["n_docs"], r["total_len"]) for r in await db.pool.fetch("SELECT * FROM agent_stats")}
     truth = {
@@ -391,10 +392,10 @@ async def test_tool_index_follows_every_write(memories, db):
     m = await memories.store("a", "Set up the build", metadata={"tools_used": ["Docker", "pip"], "outcome": "success"})
     rows = lambda: db.pool.fetch("SELECT tool, failed FROM memory_tools ORDER BY tool")  # noqa: E731
     assert [tuple(r) for r in await rows()] == [("docker", False), ("pip", False)]
-    await memories.update("a", m["id"], metadata={"tools_used": ["pip"], "error": "resolution failed"})
+    await faced(memories).update("a", m["id"], metadata={"tools_used": ["pip"], "error": "resolution failed"})
     assert [tuple(r) for r in await rows()] == [("pip", True)]
     await memories.store("a", "odd metadata", metadata={"tools_used": "not-a-list"})
-    await memories.delete("a", m["id"])
+    await faced(memories).delete("a", m["id"])
     assert await rows() == []
 
 
@@ -409,7 +410,7 @@ async def test_metadata_words_are_searchable(memories, recall, db):
     hit = (await recall.retrieve("a", "No module named yaml", top_k=1, as_of=NOW))["memories"][0]
     assert hit["id"] == m["id"] and "keyword" in hit["channels"]
     assert await db.pool.fetchval("SELECT count(*) FROM memory_terms WHERE term = 'zzq9'") == 0  # ids are not words
-    await memories.update("a", m["id"], metadata={"error": "PermissionError on /var/log"})
+    await faced(memories).update("a", m["id"], metadata={"error": "PermissionError on /var/log"})
     hit = (await recall.retrieve("a", "PermissionError /var/log", top_k=1, as_of=NOW))["memories"][0]
     assert hit["id"] == m["id"] and "keyword" in hit["channels"]
 
@@ -518,7 +519,7 @@ async def test_possible_conflicts_say_which_is_older_and_how_to_confirm(memories
     assert f"replaced_by='{new['id']}'" in new["conflict_hint"]
     both = _ids(await recall.retrieve("a", "Which Python version does the team use?", as_of=NOW))
     assert both.index(new["id"]) < both.index(old["id"]) if old["id"] in both else both[0] == new["id"]
-    await memories.invalidate("a", old["id"], "moved to 3.12", replaced_by=new["id"])  # the confirmation
+    await faced(memories).invalidate("a", old["id"], "moved to 3.12", replaced_by=new["id"])  # the confirmation
     assert _ids(await recall.retrieve("a", "Which Python version does the team use?")) == [new["id"]]
     assert [h["action"] for h in await memories.history("a", old["id"])] == ["create", "supersede"]
 

@@ -12,6 +12,7 @@ from html import unescape
 import httpx
 import pytest
 from cryptography.fernet import Fernet
+from faced import faced
 from ui_seed import HOSTILE, seed
 
 from hindsight.config import Settings
@@ -85,7 +86,7 @@ async def test_requests_without_the_token_are_refused(services, ids):
         assert forged.status_code == 403
         elsewhere = await c.get(f"/?token={TOKEN}", headers={"Host": f"evil.example:{PORT}"})
         assert elsewhere.status_code == 403  # a DNS-rebinding page cannot use the token either
-    assert (await services.memories.get("dev", ids["polars"]))["id"] == ids["polars"]
+    assert (await faced(services.memories).get("dev", ids["polars"]))["id"] == ids["polars"]
 
 
 async def test_the_token_opens_a_strict_httponly_session_and_leaves_the_url(services, ids):
@@ -119,7 +120,7 @@ async def test_every_change_needs_csrf_and_our_origin(client, services, ids):
         refused = await client.post(path.replace("{id}", ids["polars"]), data={"agent": "dev"}, headers=ORIGIN)
         assert refused.status_code == 403 and "CSRF" in refused.text, path
     assert (await client.get(target)).status_code == 405  # GET never changes anything
-    assert (await services.memories.get("dev", ids["polars"]))["content"].startswith("The user prefers polars")
+    assert (await faced(services.memories).get("dev", ids["polars"]))["content"].startswith("The user prefers polars")
 
 
 async def test_agents_are_limited_to_what_the_configuration_allows(client, services, ids):
@@ -343,7 +344,7 @@ async def test_ui_command_refuses_a_bad_or_busy_port_and_an_agent_not_allowed(cl
 
 async def test_a_replaced_memory_is_superseded_by_its_replacement_on_the_page_and_in_show(client, services, ids, cli):
     old, new = ids["db_old"], ids["db_new"]
-    await services.memories.invalidate("dev", old, "moved to PostgreSQL 16", new, call="test")
+    await faced(services.memories).invalidate("dev", old, "moved to PostgreSQL 16", new, call="test")
     page = unescape((await client.get(f"/memory/{old}")).text)
     assert f"superseded by {new}: no longer recalled, kept as history" in page
     assert "<dt>superseded</dt>" in page and f"<dt>superseded by</dt><dd>{new}</dd>" in page

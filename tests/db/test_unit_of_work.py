@@ -9,6 +9,7 @@ import json
 from datetime import datetime, timedelta, timezone
 
 import asyncpg
+from faced import faced
 
 from hindsight.store.import_lines import read_records
 from hindsight.store.importer import import_records
@@ -48,7 +49,7 @@ def _lines(*texts: str) -> list[dict]:
 async def test_store_and_update_wait_for_the_lock(db_url, memories):
     stored = await _waits_for_the_lock(db_url, "a", lambda: memories.store("a", "The build runs on Gradle 8.7"))
     assert stored["status"] == "created"
-    updated = await _waits_for_the_lock(db_url, "a", lambda: memories.update("a", stored["id"], importance=5))
+    updated = await _waits_for_the_lock(db_url, "a", lambda: faced(memories).update("a", stored["id"], importance=5))
     assert updated["importance"] == 5
 
 
@@ -57,7 +58,7 @@ async def test_an_import_waits_for_the_lock_and_plans_under_it(db_url, db, embed
         db_url, "a", lambda: import_records(db, embedder, "a", _lines("Staging is at stage.example.org"))
     )
     assert counts["imported"] == 1
-    listed = await memories.list("a")
+    listed = await faced(memories).list("a")
     assert [m["content"] for m in listed["memories"]] == ["Staging is at stage.example.org"]
 
 
