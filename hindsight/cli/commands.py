@@ -191,7 +191,7 @@ async def cmd_show(args, s: Services) -> int:
 def _now(value: str | None):
     from datetime import datetime, timezone
 
-    from ..rules import validate as v
+    from ..services import vocabulary as v
 
     return v.timestamp("--now", value) if value else datetime.now(timezone.utc)
 

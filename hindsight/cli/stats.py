@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules.scoring import RECALL_CUT
+from ..services.vocabulary import RECALL_CUT
 
 STATE_COLUMNS = [
     ("agent", "agent_id"),

@@ -23,7 +23,7 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from pydantic import ConfigDict, ValidationError
 
-from ..rules.privacy import shown
+from ..services.vocabulary import shown
 
 
 def _container(annotation: Any) -> type | None:

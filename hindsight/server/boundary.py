@@ -17,7 +17,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from pydantic import ValidationError
 
 from ..errors import HindsightError
-from ..rules import validate as v
+from ..services import vocabulary as v
 from . import stdio
 from .arguments import explain
 

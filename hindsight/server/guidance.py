@@ -4,7 +4,7 @@ memory_guidance prompt (en, zh)."""
 from __future__ import annotations
 
 from ..errors import InvalidInput
-from ..rules import validate as v
+from ..services import vocabulary as v
 
 INSTRUCTIONS = """\
 Long-term memory that persists across sessions. Call retrieve_memory before starting a task,

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from ..rules import validate as v
 from ..services import MAX_TOOL_RESULTS, MAX_TTL_SECONDS
+from ..services import vocabulary as v
 
 
 def at_most(limit: int) -> Any:

@@ -36,8 +36,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ClientCapabilities, NotificationParams, RootsCapability
 
 from ..errors import InvalidInput
-from ..rules import projects
-from ..rules import validate as v
+from ..services import vocabulary as projects
+from ..services import vocabulary as v
 from .handshake import MODERN_VERSIONS
 
 log = logging.getLogger("hindsight.server")

@@ -11,8 +11,6 @@ from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
 
 from ..errors import InvalidInput
-from ..rules import validate as v
-from ..rules.scoring import RECALL_CUT
 from ..services import (
     Services,
     delete_request,
@@ -24,6 +22,8 @@ from ..services import (
     store_request,
     update_request,
 )
+from ..services import vocabulary as v
+from ..services.vocabulary import RECALL_CUT
 from .params import (
     AgentId,
     AlsoTaskType,

@@ -8,6 +8,8 @@ config, errors and its own modules, and nothing else of ours (tests/unit/test_la
               maintain, schedule, reembed, export, import_, create_token, revoke_token,
               list_tokens, caller, healthy
     start     opened, serving, opening, showing, start_early, prepare
+    vocabulary  what of the rules a face may use: limits, memory types, the recall cut, the
+              checks a face runs on arguments of its own, how a root names its project
 
 The parts' verbs the faces call through a Services: memories.keep(StoreRequest),
 .get(GetRequest) -> Memory, .update(UpdateRequest) -> Memory, .invalidate(InvalidateRequest)

@@ -15,8 +15,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import HindsightError, InvalidInput, NotFound
-from ..rules import validate as v
 from ..services import Services, delete_request, invalidate_request, list_request, recall_request
+from ..services import vocabulary as v
 from . import views
 from .html import href, layout
 from .security import Forbidden, Gate, checked_form

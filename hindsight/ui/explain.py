@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..rules.scoring import Weights
+from ..services.vocabulary import Weights
 
 W = Weights()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules.validate import MEMORY_TYPES
+from ..services.vocabulary import MEMORY_TYPES
 from .html import Safe, fmt, join, short
 from .widgets import Ctx, brief, card, decide, flag_chips, memory_url, page_links, post, when
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules.validate import MEMORY_TYPES
+from ..services.vocabulary import MEMORY_TYPES
 from . import explain
 from .html import Safe, fmt, join, short
 from .widgets import Ctx, card, flag_chips, memory_url, when
