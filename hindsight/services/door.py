@@ -6,6 +6,7 @@ hindsight.services (this, the composition, the start), config, errors and its ow
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -51,7 +52,7 @@ class Door:
     # -- what an agent hands over --------------------------------------------------------
 
     async def record(
-        self, agent_id: str, event: Interaction, *, project: Any = None, open_project: str | None = None
+        self, agent_id: str, event: Interaction, *, project: str | None = None, open_project: str | None = None
     ) -> dict[str, Any]:
         """An interaction (checked where it was built: services.record_request) kept if the
         write policy says it is worth remembering: {stored, reason, id}."""
@@ -72,11 +73,13 @@ class Door:
 
     # -- the operator's corrections and maintenance ----------------------------------------
 
-    async def restore(self, agent_id: str, memory_id: Any, now: datetime, call: str = "restore") -> dict[str, Any]:
+    async def restore(
+        self, agent_id: str, memory_id: uuid.UUID, now: datetime, call: str = "restore"
+    ) -> dict[str, Any]:
         """Bring one memory back from the archive (a unit of work: its checks, the lock)."""
         return await maintenance.restore(self.db, agent_id, memory_id, now, call=call)
 
-    async def forget_archived(self, agent_id: str, memory_id: Any, call: str = "cli forget") -> dict[str, Any]:
+    async def forget_archived(self, agent_id: str, memory_id: uuid.UUID, call: str = "cli forget") -> dict[str, Any]:
         """Delete an archived memory for good (its history keeps the trail, without content)."""
         return await maintenance.forget_archived(self.db, agent_id, memory_id, call)
 
