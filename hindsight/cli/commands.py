@@ -44,7 +44,7 @@ async def cmd_store(args, s: Services) -> int:
         open_project=s.settings.project,
         call="cli store",
     )
-    result = await s.memories.keep(stored)
+    result = (await s.memories.keep(stored)).json()
     result.pop("memory")
     print(json.dumps(result, ensure_ascii=False) if args.json else result["id"])
     if not args.json:
@@ -83,14 +83,13 @@ async def cmd_recall(args, s: Services) -> int:
     if args.batch:
         for item in _batch_queries(args.batch, args.top_k):
             found = await s.recall.ask(recall_request(agent, item["query"], top_k=item["k"], as_of=item["as_of"]))
-            results = [
-                {key: m[key] for key in ("id", "content", "score", "created_at", "metadata")} for m in found["memories"]
-            ]
+            keys = ("id", "content", "score", "created_at", "metadata")
+            results = [{key: m[key] for key in keys} for m in found.json()["memories"]]
             print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
         return 0
     opened = (s.settings.project,) if s.settings.project else ()
     asked = recall_request(agent, args.query, top_k=args.top_k, project=args.project, open_projects=opened)
-    result = await s.recall.ask(asked)
+    result = (await s.recall.ask(asked)).json()
     if args.json:
         _json(result)
     else:

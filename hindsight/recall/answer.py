@@ -1,4 +1,4 @@
-"""What a recall answers: the JSON memories, or the prompt block alone."""
+"""What a recall answers: the hits, or the prompt block alone (RecallResult)."""
 
 from __future__ import annotations
 
@@ -7,34 +7,29 @@ from typing import Any
 from ..rules import relevance, scoring, timeparse
 from ..rules.text import estimate_tokens
 from .request import Request
+from .result import Hit, RecallResult, TimeWindow
 
 
 def answer(
     req: Request, hits: list[dict[str, Any]], window: timeparse.Window | None, abstain: bool, anything: float = 1.0
-) -> dict[str, Any]:
-    """JSON memories, or (format=prompt) the prompt block alone, so that max_tokens bounds
-    what reaches the model. `abstain`: nothing recalled is relevant (scoring.nothing_relevant):
-    the JSON says so and marks every memory; the prompt block holds none."""
+) -> RecallResult:
+    """The hits, or (format=prompt) the prompt block alone, so that max_tokens bounds what
+    reaches the model. `abstain`: nothing recalled is relevant (scoring.nothing_relevant):
+    the answer says so and marks every hit; the prompt block holds none."""
     scoring.monotone_confidence(hits)
     floor = relevance.hit_floor([h["relevance"] for h in hits])
     for hit in hits:
         hit["relevant"] = not abstain and hit["relevance"] >= floor
-    result: dict[str, Any] = {"nothing_relevant": True} if abstain else {}
-    result["relevance"] = round(anything, 4)  # how likely anything recalled is relevant (rules.relevance)
-    if req.open_projects:
-        result["open_projects"] = list(req.open_projects)
-    if window:
-        result["time_window"] = {
-            "start": window.start.isoformat(),
-            "end": window.end.isoformat(),
-            "matched": window.matched,
-        }
+    said = {
+        "nothing_relevant": abstain,
+        "relevance": round(anything, 4),  # how likely anything recalled is relevant (rules.relevance)
+        "open_projects": tuple(req.open_projects),
+        "time_window": TimeWindow(window.start, window.end, window.matched) if window else None,
+    }
     if req.format == "prompt":
         shown = [h for h in hits if h["relevant"]]
         newer = {str(h["id"]): h for h in hits}
-        result["prompt"], result["ids"] = scoring.prompt_block(shown, estimate_tokens, req.max_tokens, newer)
-        result["token_estimate"] = estimate_tokens(result["prompt"])
-        return result
-    result["memories"] = hits
-    result["token_estimate"] = sum(estimate_tokens(h["content"]) for h in hits)
-    return result
+        prompt, ids = scoring.prompt_block(shown, estimate_tokens, req.max_tokens, newer)
+        return RecallResult(**said, prompt=prompt, ids=tuple(ids), token_estimate=estimate_tokens(prompt))
+    tokens = sum(estimate_tokens(h["content"]) for h in hits)
+    return RecallResult(**said, hits=tuple(Hit.of(h) for h in hits), token_estimate=tokens)

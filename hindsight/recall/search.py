@@ -15,13 +15,13 @@ import numpy as np
 from ..config import local_zone
 from ..data import lexicon
 from ..data.db import Reader
-from ..data.records import row_to_dict
 from ..embedders.base import AsyncEmbedder
 from ..rules import bilingual, scoring, timeparse
 from ..rules.text import cjk_share, keyword_text
 from .answer import answer
 from .judge import Words, judge, nothing_relevant
 from .request import Hints, Request, check
+from .result import MEMORY_FIELDS, RecallResult
 
 _TIMINGS: ContextVar[dict[str, float]] = ContextVar("recall_timings")
 
@@ -71,11 +71,12 @@ class Recall:
         return _TIMINGS.get({})
 
     async def retrieve(self, agent_id: Any, query: Any, **options: Any) -> dict[str, Any]:
-        """ask(request.check(agent_id, query, **options)): a retrieve_memory call's arguments,
-        checked here."""
-        return await self.ask(check(agent_id, query, **options))
+        """ask(request.check(agent_id, query, **options)) in its JSON form: a retrieve_memory
+        call's arguments checked here, its answer as the tool returns it (the hooks, the
+        benchmarks)."""
+        return (await self.ask(check(agent_id, query, **options))).json()
 
-    async def ask(self, req: Request) -> dict[str, Any]:
+    async def ask(self, req: Request) -> RecallResult:
         """One recall of a checked request (recall.request.check builds it; the faces build it
         as services.recall_request)."""
         started = time.perf_counter()
@@ -354,31 +355,12 @@ def _link_neighbours(cands: list[scoring.Candidate]) -> None:
             after.prev, after.prev_minutes = c.id, c.next_minutes
 
 
-_HIT_FIELDS = (
-    "id",
-    "agent_id",
-    "session_id",
-    "memory_type",
-    "content",
-    "metadata",
-    "tags",
-    "importance",
-    "flags",
-    "slot",
-    "created_at",
-    "shared",
-    "project",
-    "decay_score",
-    "last_accessed",
-)
-
-
 def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:
-    hit = row_to_dict({k: row[k] for k in _HIT_FIELDS})
+    hit = {k: row[k] for k in MEMORY_FIELDS}  # real ids and datetimes: RecallResult.json makes the strings
     hit["score"] = round(cand.score, 6)
     hit["channels"] = sorted(cand.channels)
     hit["similarity"] = round(cand.similarity, 4)
     hit["score_parts"] = {k: round(val, 4) for k, val in cand.parts.items()}
     if cand.outdated_by is not None:
-        hit["possibly_outdated_by"] = str(cand.outdated_by)
+        hit["possibly_outdated_by"] = cand.outdated_by
     return hit

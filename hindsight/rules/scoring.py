@@ -288,17 +288,17 @@ def prompt_block(
     max_tokens: int,
     newer: dict[str, Any] | None = None,
     per_memory_chars: int = 200,
-) -> tuple[str, list[str]]:
+) -> tuple[str, list[Any]]:
     """Numbered lines ready for a system prompt, most relevant first, within `max_tokens`
-    (estimated), and the ids of the memories it shows. A memory a newer one possibly changed
-    (`possibly_outdated_by`) is left out when the newer one is shown, else marked with what
-    the newer one says (`newer`: memories by id)."""
+    (estimated), and the ids of the memories it shows (as the memories carry them). A memory
+    a newer one possibly changed (`possibly_outdated_by`) is left out when the newer one is
+    shown, else marked with what the newer one says (`newer`: memories by id)."""
     if not memories:
         return NOTHING_RELEVANT, []
     head = "Relevant memories (most relevant first):"
     tail = "When current information conflicts with these memories, trust the current information."
     chosen = {str(m["id"]) for m in memories}
-    lines, ids = [head], list[str]()
+    lines, ids = [head], list[Any]()
     used = estimate(head) + estimate(tail)
     for m in memories:
         note = outdated_note(m, chosen, newer or {})
@@ -309,7 +309,7 @@ def prompt_block(
         if m.get("project"):
             shown += f" | project {m['project']}"
         text = one_line(m["content"], per_memory_chars)
-        head_of = f"{m['memory_type']} | confidence {m['confidence']:.2f} | {m['created_at'][:10]}{shown}"
+        head_of = f"{m['memory_type']} | confidence {m['confidence']:.2f} | {str(m['created_at'])[:10]}{shown}"
         line = f"{len(ids) + 1}. [{head_of}] {text}"
         cost = estimate(line)
         if used + cost > max_tokens:

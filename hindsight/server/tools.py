@@ -143,7 +143,7 @@ async def store_memory(
         project=project,
         open_project=await open_project(ctx),
     )
-    return await s.memories.keep(stored)
+    return (await s.memories.keep(stored)).json()
 
 
 async def record_interaction(
@@ -229,7 +229,7 @@ async def retrieve_memory(
         project=project,
         open_projects=await open_projects(ctx),
     )
-    return await s.recall.ask(asked)
+    return (await s.recall.ask(asked)).json()
 
 
 async def get_memory(

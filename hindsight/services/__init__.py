@@ -11,15 +11,16 @@ config, errors and its own modules, and nothing else of ours (tests/unit/test_la
     vocabulary  what of the rules a face may use: limits, memory types, the recall cut, the
               checks a face runs on arguments of its own, how a root names its project
 
-The parts' verbs the faces call through a Services: memories.keep(StoreRequest),
-.get(GetRequest) -> Memory, .update(UpdateRequest) -> Memory, .invalidate(InvalidateRequest)
--> Memory, .delete(DeleteRequest) -> its id, .list(ListRequest) -> Listing, .history,
-.dismiss_conflict, .roots_seen; recall.ask(RecallRequest); views.overview, .stats,
+The parts' verbs the faces call through a Services: memories.keep(StoreRequest) ->
+StoreResult, .get(GetRequest) -> Memory, .update(UpdateRequest) -> Memory,
+.invalidate(InvalidateRequest) -> Memory, .delete(DeleteRequest) -> its id,
+.list(ListRequest) -> Listing, .history, .dismiss_conflict, .roots_seen;
+recall.ask(RecallRequest) -> RecallResult (its Hits); views.overview, .stats,
 .memory_page, .shown, .ids_starting, .conflicts, .archive, .agents. Each request is frozen
 and checked once where it is built (store_request, recall_request, record_request,
 get_request, update_request, invalidate_request, delete_request, list_request: every
-problem names its field). A Memory has real ids and datetimes; a face turns it into JSON
-when it answers (Memory.json, Listing.json). Below, what a face needs before it has a
+problem names its field). The results have real ids and datetimes; a face turns them into
+JSON when it answers (.json(): the keys the tools have always returned). Below, what a face needs before it has a
 Services: the request types and their builders, the limits its argument schemas state, and
 the checks of an import file's lines.
 """
@@ -37,6 +38,7 @@ from ..hooks.sockets import runtime_dir as hook_socket_dir
 from ..hooks.sockets import socket_for as hook_socket_for
 from ..recall.request import Request as RecallRequest
 from ..recall.request import check as recall_request
+from ..recall.result import Hit, RecallResult, TimeWindow
 from ..rules.policy import Interaction as RecordRequest
 from ..store.interactions import MAX_TOOL_RESULTS
 from ..store.interactions import parse as record_request
@@ -50,6 +52,7 @@ from ..store.requests import get as get_request
 from ..store.requests import invalidate as invalidate_request
 from ..store.requests import listing as list_request
 from ..store.requests import update as update_request
+from ..store.result import StoreResult
 from ..store.write import MAX_TTL_SECONDS
 from ..store.write import Write as StoreRequest
 from ..store.write import check as store_request
@@ -65,6 +68,7 @@ __all__ = [
     "Answer",
     "DeleteRequest",
     "GetRequest",
+    "Hit",
     "HookEvent",
     "InvalidateRequest",
     "ListRequest",
@@ -72,9 +76,12 @@ __all__ = [
     "Memory",
     "Opening",
     "RecallRequest",
+    "RecallResult",
     "RecordRequest",
     "Services",
     "StoreRequest",
+    "StoreResult",
+    "TimeWindow",
     "UpdateRequest",
     "acting_for",
     "bad_lines",

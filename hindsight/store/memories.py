@@ -29,6 +29,7 @@ from ..rules import validate as v
 from ..rules.text import content_hash
 from . import requests, write
 from .prepare import Prepared, WritePolicy, prepare, prepare_with_key, search_text
+from .result import StoreResult
 from .unit import Unit, unit_of_work
 from .write import MAX_TTL_SECONDS as MAX_TTL_SECONDS  # the largest ttl_seconds, for the tools' schema
 
@@ -59,14 +60,15 @@ class Memories:
         self.policy = write_policy or WritePolicy()
 
     async def store(self, agent_id: str, content: Any, **options: Any) -> dict[str, Any]:
-        """keep(write.check(agent_id, content, **options)): a store_memory call's arguments,
-        checked here."""
-        return await self.keep(write.check(agent_id, content, **options))
+        """keep(write.check(agent_id, content, **options)) in its JSON form: a store_memory
+        call's arguments checked here, its answer as the tool returns it (the hooks,
+        record_interaction, consolidation, the tests)."""
+        return (await self.keep(write.check(agent_id, content, **options))).json()
 
-    async def keep(self, w: write.Write) -> dict[str, Any]:
+    async def keep(self, w: write.Write) -> StoreResult:
         """Store one checked memory (store.write.check builds it; the faces build it as
-        services.store_request) through the write policy. Returns {id, status, memory, ...}:
-        status created, duplicate (an existing memory was reinforced) or superseded."""
+        services.store_request) through the write policy: its id, status (created, duplicate:
+        an existing memory was reinforced, or superseded) and the Memory."""
         # Redaction, the guard and the lexical key take tens of ms on 32 KB: off the event loop.
         p, words, search = await anyio.to_thread.run_sync(
             partial(prepare_with_key, tags=w.tags),

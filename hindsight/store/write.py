@@ -12,13 +12,14 @@ from typing import Any
 
 from ..data.columns import NewMemory
 from ..data.db import Tx
-from ..data.records import iso, row_to_dict
+from ..data.records import Memory, iso
 from ..errors import InvalidInput
 from ..rules import changes, dedup, policy, projects
 from ..rules import validate as v
 from ..rules.changes import Translate
 from ..rules.text import content_hash
 from .prepare import Prepared
+from .result import StoreResult
 from .unit import Unit
 
 MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
@@ -281,26 +282,21 @@ class Stored:
     near: list
 
 
-def report(s: Stored, p: Prepared, conflict_threshold: float, translate: Translate | None = None) -> dict[str, Any]:
-    """store_memory's answer: {id, status, memory, ...}."""
+def report(s: Stored, p: Prepared, conflict_threshold: float, translate: Translate | None = None) -> StoreResult:
+    """store_memory's answer: its id and status, the memory, what it replaced or duplicated,
+    what it may contradict, the guard's flags and what was redacted."""
     row = s.row
-    result: dict[str, Any] = {"id": str(row["id"])}
-    if s.superseded:
-        result["status"] = "superseded"
-        result["superseded"] = [str(t) for t in s.superseded]
-    else:
-        result["status"] = "duplicate" if s.dup_id is not None else "created"
-    if s.dup_id is not None:
-        result["duplicate_of"] = str(s.dup_id)
     skip = {s.keep_id, *s.replaced}
     found = conflicts([n for n in s.near if n["id"] not in skip], row, conflict_threshold, translate)
-    if found:
-        result["possible_conflicts"] = found[:MAX_CONFLICTS]
-        result["conflict_hint"] = CONFLICT_HINT.format(id=row["id"])
-    if row["flags"]:
-        result["flags"] = list(row["flags"])
-    if p.redacted:
-        result["redacted"] = p.redacted
-        result["sealed"] = p.sealed is not None
-    result["memory"] = row_to_dict(row)
-    return result
+    return StoreResult(
+        id=row["id"],
+        status="superseded" if s.superseded else "duplicate" if s.dup_id is not None else "created",
+        memory=Memory.of(row),
+        superseded=tuple(s.superseded),
+        duplicate_of=s.dup_id,
+        possible_conflicts=tuple(found[:MAX_CONFLICTS]),
+        conflict_hint=CONFLICT_HINT.format(id=row["id"]) if found else None,
+        flags=tuple(row["flags"] or ()),
+        redacted=tuple(p.redacted or ()),
+        sealed=p.sealed is not None,
+    )

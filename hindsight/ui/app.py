@@ -160,7 +160,7 @@ async def search(request: Request, c: views.Ctx) -> tuple:
     if form["q"].strip():
         try:
             asked = recall_request(c.agent, form["q"], **_recall_options(form, c))
-            result = await _ui(request).services.recall.ask(asked)
+            result = (await _ui(request).services.recall.ask(asked)).json()
         except InvalidInput as exc:
             error, status = str(exc), 400
     return "Search", "search", views.search(c, form, result, error), status

@@ -624,3 +624,34 @@ async def test_one_statement_after_the_query_is_embedded(memories, db, embedder,
     result = await Recall(Spy(), Embedder(embedder)).retrieve("a", query, top_k=3, as_of=NOW, **hints)
     assert result["memories"]
     assert after == ["recall_vector_hinted" if hints or "week" in query else "recall_vector"]
+
+
+async def test_the_door_returns_typed_results_and_the_faces_json_is_the_tools(memories, recall):
+    """keep and ask return StoreResult and RecallResult (real ids and datetimes); their JSON
+    form is what store_memory and retrieve_memory answer."""
+    from hindsight import services
+
+    kept = await memories.keep(services.store_request("a", "The staging database is pg-stg-02", memory_type="semantic"))
+    assert isinstance(kept, services.StoreResult) and isinstance(kept.id, uuid.UUID) and kept.status == "created"
+    assert kept.memory.id == kept.id and isinstance(kept.memory.created_at, datetime)
+    shown = kept.json()
+    assert shown["id"] == str(kept.id) and list(shown)[-1] == "memory" and shown["memory"]["id"] == str(kept.id)
+    again = await memories.keep(
+        services.store_request("a", "The staging database is pg-stg-02", memory_type="semantic")
+    )
+    assert (
+        again.status == "duplicate" and again.duplicate_of == kept.id and again.json()["duplicate_of"] == str(kept.id)
+    )
+
+    found = await recall.ask(services.recall_request("a", "Which database does staging use?", top_k=3))
+    assert isinstance(found, services.RecallResult) and found.hits and found.prompt is None
+    first = found.hits[0]
+    assert isinstance(first, services.Hit) and first.id == kept.id and isinstance(first.created_at, datetime)
+    answer = found.json()
+    assert answer["memories"][0]["id"] == str(kept.id)
+    assert answer["memories"][0]["created_at"] == first.created_at.isoformat()
+    tool = await recall.retrieve("a", "Which database does staging use?", top_k=3)  # the tool's form
+    assert [list(m) for m in tool["memories"]] == [list(m) for m in answer["memories"]] and list(tool) == list(answer)
+    block = await recall.ask(services.recall_request("a", "Which database does staging use?", format="prompt"))
+    assert block.hits is None and block.ids == (kept.id,) and block.json()["ids"] == [str(kept.id)]
+    assert "pg-stg-02" in block.json()["prompt"] and "memories" not in block.json()
