@@ -12,7 +12,6 @@ from __future__ import annotations
 import inspect
 import sys
 
-from .. import logs
 from ..config import Settings
 from ..errors import HindsightError
 from .parser import parser
@@ -47,8 +46,10 @@ def progress(command: str):
 
 
 def main(argv: list[str] | None = None) -> None:
+    args = parser().parse_args(argv)  # --version and --help end here, before logging is set up
+    from .. import logs  # the log redactor compiles the secret detectors' patterns
+
     logs.setup()
-    args = parser().parse_args(argv)
     try:
         settings = Settings.from_env()
         logs.setup(settings.log_level)

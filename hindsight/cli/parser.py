@@ -11,7 +11,7 @@ import json
 from typing import Any, NamedTuple
 
 from .. import version
-from ..rules.validate import MEMORY_TYPES
+from ..rules.kinds import MEMORY_TYPES
 from .hook_blocks import CLIENTS as HOOK_CLIENTS
 from .ide_config import CLIENTS
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from ..errors import InvalidInput
 from . import detectors
+from .kinds import MEMORY_TYPES as MEMORY_TYPES  # the four layers
 from .privacy import kind_words, shown
 
-MEMORY_TYPES = ("working", "episodic", "semantic", "procedural")
 MAX_CONTENT_BYTES = 32 * 1024
 MAX_METADATA_BYTES = 16 * 1024
 MAX_TAGS = 32

@@ -4,7 +4,6 @@ memory_guidance prompt (en, zh)."""
 from __future__ import annotations
 
 from ..errors import InvalidInput
-from ..services import vocabulary as v
 
 INSTRUCTIONS = """\
 Long-term memory that persists across sessions. Call retrieve_memory before starting a task,
@@ -55,5 +54,7 @@ project 字段），但关于用户本人的偏好和长期规则保持全局；
 
 def memory_guidance(language: str = "en") -> str:
     if language not in GUIDANCE:
-        raise InvalidInput("language", f"{v.shown(language)} is not available; use en or zh")
+        from ..services.vocabulary import shown  # not at import: the instructions are read at the first moment
+
+        raise InvalidInput("language", f"{shown(language)} is not available; use en or zh")
     return GUIDANCE[language]

@@ -47,3 +47,13 @@ def test_every_handler_resolves_to_a_function():
     assert len(found) > 20 and all(isinstance(h, Lazy) for h in found)
     for handler in found:
         assert inspect.isfunction(handler.resolve()), handler
+
+
+def test_the_servers_first_moments_import_nothing_heavy():
+    """hindsight-server answers initialize from what server.main imports at the top (the
+    front, the handshake, the instructions) while the rest loads behind it: none of that may
+    pull the services, the MCP SDK or a database driver in (Claude Code gives up on a server
+    that has not answered in time)."""
+    probe = "import sys, hindsight.server.main\n" + PROBE.splitlines()[-1].format(heavy=HEAVY) + "\n"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "heavy:", done.stdout
