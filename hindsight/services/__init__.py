@@ -4,9 +4,9 @@ config, errors and its own modules, and nothing else of ours (tests/unit/test_la
 
     compose   Services: the parts, built once (memories, recall, views, maintenance, hooks,
               the embedders, whom a client may act for)
-    door      the verbs beyond the parts' own: record (a RecordRequest), hook, restore, forget_archived,
-              maintain, schedule, reembed, export, import_, create_token, revoke_token,
-              list_tokens, caller, healthy
+    door      the verbs beyond the parts' own: record (a RecordRequest), hook, restore,
+              forget_archived, maintain, schedule, reembed, export, import_, create_token,
+              revoke_token, list_tokens, caller, healthy
     start     opened, serving, opening, showing, start_early, prepare
     vocabulary  what of the rules a face may use: limits, memory types, the recall cut, the
               checks a face runs on arguments of its own, how a root names its project
@@ -20,9 +20,9 @@ recall.ask(RecallRequest) -> RecallResult (its Hits); views.overview, .stats,
 and checked once where it is built (store_request, recall_request, record_request,
 get_request, update_request, invalidate_request, delete_request, list_request: every
 problem names its field). The results have real ids and datetimes; a face turns them into
-JSON when it answers (.json(): the keys the tools have always returned). Below, what a face needs before it has a
-Services: the request types and their builders, the limits its argument schemas state, and
-the checks of an import file's lines.
+JSON when it answers (.json(): the keys the tools have always returned). Below, what a face
+needs before it has a Services: the request and result types and the request builders, the
+limits its argument schemas state, and the checks of an import file's lines.
 """
 
 from __future__ import annotations
