@@ -14,11 +14,12 @@ config, errors and its own modules, and nothing else of ours (tests/unit/test_la
 The parts' verbs the faces call through a Services: memories.keep(StoreRequest) ->
 StoreResult, .get(GetRequest) -> Memory, .update(UpdateRequest) -> Memory,
 .invalidate(InvalidateRequest) -> Memory, .delete(DeleteRequest) -> its id,
-.list(ListRequest) -> Listing, .history, .dismiss_conflict, .roots_seen;
+.list(ListRequest) -> Listing, .dismiss_conflict(DismissRequest), .history, .roots_seen;
 recall.ask(RecallRequest) -> RecallResult (its Hits); views.overview, .stats,
 .memory_page, .shown, .ids_starting, .conflicts, .archive, .agents. Each request is frozen
 and checked once where it is built (store_request, recall_request, record_request,
-get_request, update_request, invalidate_request, delete_request, list_request: every
+get_request, update_request, invalidate_request, delete_request, dismiss_request,
+list_request: every
 problem names its field). The results have real ids and datetimes; a face turns them into
 JSON when it answers (.json(): the keys the tools have always returned). Below, what a face
 needs before it has a Services: the request and result types and the request builders, the
@@ -43,11 +44,13 @@ from ..rules.policy import Interaction as RecordRequest
 from ..store.interactions import MAX_TOOL_RESULTS
 from ..store.interactions import parse as record_request
 from ..store.requests import Delete as DeleteRequest
+from ..store.requests import Dismiss as DismissRequest
 from ..store.requests import Get as GetRequest
 from ..store.requests import Invalidate as InvalidateRequest
 from ..store.requests import List as ListRequest
 from ..store.requests import Update as UpdateRequest
 from ..store.requests import delete as delete_request
+from ..store.requests import dismiss as dismiss_request
 from ..store.requests import get as get_request
 from ..store.requests import invalidate as invalidate_request
 from ..store.requests import listing as list_request
@@ -67,6 +70,7 @@ __all__ = [
     "START_SECONDS",
     "Answer",
     "DeleteRequest",
+    "DismissRequest",
     "GetRequest",
     "Hit",
     "HookEvent",
@@ -86,6 +90,7 @@ __all__ = [
     "acting_for",
     "bad_lines",
     "delete_request",
+    "dismiss_request",
     "get_request",
     "hook_event",
     "hook_socket_dir",

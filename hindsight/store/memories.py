@@ -112,13 +112,12 @@ class Memories:
                 row = await write.reinforce(tx, w, p, dup_id)
         return write.Stored(row, dup_id, keep_id, replaced, superseded, near)
 
-    async def dismiss_conflict(self, agent_id: str, new_id: Any, old_id: Any, call: str = "ui") -> None:
+    async def dismiss_conflict(self, r: requests.Dismiss) -> None:
         """The newer memory does not replace the older one (the page's "not a conflict"):
         recall stops ranking the older under it. Under the agent's write lock."""
-        agent_id = v.agent_id(agent_id)
-        new, old = v.memory_id(new_id, "new_id"), v.memory_id(old_id, "old_id")
+        agent_id, new, old = r.agent_id, r.new_id, r.old_id
         async with unit_of_work(
-            self.db, agent_id, "dismissing a possible conflict", call, "dismissed a possible conflict"
+            self.db, agent_id, "dismissing a possible conflict", r.call, "dismissed a possible conflict"
         ) as unit:
             if await unit.tx.fetchval("dismiss_conflict", agent_id, new, old) is None:
                 raise InvalidInput(

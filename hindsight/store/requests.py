@@ -1,7 +1,7 @@
-"""The single-memory verbs' requests (get, update, invalidate, delete) and list's: frozen,
-each argument checked once where the request is built (InvalidInput names the field).
-The faces build them as services.get_request, update_request, invalidate_request,
-delete_request and list_request."""
+"""The single-memory verbs' requests (get, update, invalidate, delete, dismiss a possible
+conflict) and list's: frozen, each argument checked once where the request is built
+(InvalidInput names the field). The faces build them as services.get_request,
+update_request, invalidate_request, delete_request, dismiss_request and list_request."""
 
 from __future__ import annotations
 
@@ -47,6 +47,17 @@ class Delete:
     agent_id: str
     memory_id: uuid.UUID
     call: str = "delete_memory"
+
+
+@dataclass(frozen=True)
+class Dismiss:
+    """The newer memory does not replace the older one it was thought to (the page's "not a
+    conflict")."""
+
+    agent_id: str
+    new_id: uuid.UUID
+    old_id: uuid.UUID
+    call: str = "ui"
 
 
 @dataclass(frozen=True)
@@ -115,6 +126,10 @@ def invalidate(
 
 def delete(agent_id: Any, memory_id: Any, call: str = "delete_memory") -> Delete:
     return Delete(v.agent_id(agent_id), _mid(memory_id), call)
+
+
+def dismiss(agent_id: Any, new_id: Any, old_id: Any, call: str = "ui") -> Dismiss:
+    return Dismiss(v.agent_id(agent_id), _mid(new_id, "new_id"), _mid(old_id, "old_id"), call)
 
 
 def listing(

@@ -15,7 +15,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..errors import HindsightError, InvalidInput, NotFound
-from ..services import Services, delete_request, invalidate_request, list_request, recall_request
+from ..services import Services, delete_request, dismiss_request, invalidate_request, list_request, recall_request
 from ..services import vocabulary as v
 from . import views
 from .html import href, layout
@@ -259,7 +259,7 @@ async def confirm(request: Request, c: views.Ctx, form: dict[str, str]) -> Respo
 
 async def dismiss(request: Request, c: views.Ctx, form: dict[str, str]) -> Response:
     new = v.memory_id(form.get("new_id"), "new_id")
-    await _ui(request).services.memories.dismiss_conflict(c.agent, new, form.get("old_id"), call="ui")
+    await _ui(request).services.memories.dismiss_conflict(dismiss_request(c.agent, new, form.get("old_id"), call="ui"))
     return _back(c, "/conflicts" if form.get("back") == "conflicts" else f"/memory/{new}", "dismissed")
 
 

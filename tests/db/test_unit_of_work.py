@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import asyncpg
 from faced import faced
 
+from hindsight import services
 from hindsight.store.import_lines import read_records
 from hindsight.store.importer import import_records
 from hindsight.store.unit import unit_of_work
@@ -75,7 +76,9 @@ async def test_a_restore_from_the_archive_and_the_pages_dismissal_wait_for_the_l
         await db.pool.execute(
             "UPDATE memories SET likely_replaces = ARRAY[$2::uuid] WHERE id = $1", new["id"], old["id"]
         )
-    await _waits_for_the_lock(db_url, "a", lambda: memories.dismiss_conflict("a", new["id"], old["id"]))
+    await _waits_for_the_lock(
+        db_url, "a", lambda: memories.dismiss_conflict(services.dismiss_request("a", new["id"], old["id"]))
+    )
     assert not await db.pool.fetchval("SELECT likely_replaces FROM memories WHERE id = $1", new["id"])
 
 

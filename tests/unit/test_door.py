@@ -92,3 +92,12 @@ def test_a_memory_has_real_ids_and_times_and_its_json_form_is_made_when_a_face_a
     assert "decay_score" not in written.json() and "notes" not in written.json()
     page = services.Listing((m, written), 20, 0).json()
     assert [x["id"] for x in page["memories"]] == [MID, MID] and (page["limit"], page["offset"]) == (20, 0)
+
+
+def test_a_dismiss_request_names_both_memories():
+    asked = services.dismiss_request("a", MID, "9e520788-12a0-5293-acda-683ab7ca2e0b")
+    assert isinstance(asked, services.DismissRequest) and asked.new_id == uuid.UUID(MID) and asked.call == "ui"
+    with pytest.raises(InvalidInput, match="old_id"):
+        services.dismiss_request("a", MID, "nope")
+    with pytest.raises(InvalidInput, match="new_id"):
+        services.dismiss_request("a", None, MID)
