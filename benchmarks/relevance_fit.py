@@ -132,11 +132,17 @@ async def gather(settings, url, ide, queries, convs, limit: int | None = None) -
         for n, q in enumerate(queries):
             hits = await _ask(s, ide.AGENT, q["query"], set(q["gold"]), as_of=_as_of(q, ide), **_options(q))
             add("ide", q["qid"], "fit" if n % 2 == 0 else "check", hits, True)
-        for n, q in enumerate(queries):  # the same question with what answers it hidden: it has no answer now
-            hidden = _answers(q, related)
-            async with _hiding(url, ide.AGENT, [str(ide.mem_uuid(i)) for i in hidden]):
-                hits = await _ask(s, ide.AGENT, q["query"], set(), as_of=_as_of(q, ide), **_options(q))
-            add("ide-hidden", q["qid"], "fit" if n % 2 == 0 else "check", hits, False, q["query"])
+        import asyncpg
+
+        conn = await asyncpg.connect(url)
+        try:
+            for n, q in enumerate(queries):  # the same question with what answers it hidden: it has no answer now
+                hidden = [str(ide.mem_uuid(i)) for i in _answers(q, related)]
+                async with _hiding(conn, ide.AGENT, hidden):
+                    hits = await _ask(s, ide.AGENT, q["query"], set(), as_of=_as_of(q, ide), **_options(q))
+                add("ide-hidden", q["qid"], "fit" if n % 2 == 0 else "check", hits, False, q["query"])
+        finally:
+            await conn.close()
         for n, q in enumerate(unanswerable):
             hits = await _ask(s, ide.AGENT, q["query"], set(), as_of=now)
             add("no-answer", q["query"], "fit" if n % 2 == 0 else "check", hits, False)
@@ -174,15 +180,16 @@ def _as_of(q: dict, ide) -> datetime:
 
 def _related(memories: list[dict]) -> dict[str, set[str]]:
     """Each memory's kin: those it replaced or that replaced it, and those of its slot."""
-    kin: dict[str, set[str]] = {m["id"]: {m["id"]} for m in memories}
+    slots: dict[str, set[str]] = {}
+    for m in memories:
+        if m.get("slot"):
+            slots.setdefault(m["slot"], set()).add(m["id"])
+    kin = {m["id"]: {m["id"], *slots.get(m.get("slot") or "", ())} for m in memories}
     for m in memories:
         for key in ("supersedes", "outdated_by", "invalidated_by"):
             if m.get(key) in kin:
                 kin[m["id"]].add(m[key])
                 kin[m[key]].add(m["id"])
-        for other in memories:
-            if m.get("slot") and other.get("slot") == m["slot"]:
-                kin[m["id"]].add(other["id"])
     return kin
 
 
@@ -196,31 +203,32 @@ def _answers(q: dict, related: dict[str, set[str]]) -> set[str]:
 
 
 @asynccontextmanager
-async def _hiding(url: str, agent: str, ids: list[str]):
+async def _hiding(conn, agent: str, ids: list[str]):
     """Hide memories from recall for a while (invalidated when written), then put them back as
     they were: a question whose answer is hidden has none, by construction."""
-    import asyncpg
-
-    conn = await asyncpg.connect(url)
+    before = await conn.fetch(
+        "SELECT id, invalidated_at, invalidation_reason FROM memories WHERE agent_id = $1 AND id = ANY($2::uuid[])",
+        agent,
+        ids,
+    )
+    await conn.execute(
+        "UPDATE memories SET invalidated_at = created_at, invalidation_reason = 'hidden by relevance_fit'"
+        " WHERE agent_id = $1 AND id = ANY($2::uuid[])",
+        agent,
+        ids,
+    )
     try:
-        before = await conn.fetch(
-            "SELECT id, invalidated_at, invalidation_reason FROM memories WHERE agent_id = $1 AND id = ANY($2::uuid[])",
-            agent,
-            ids,
-        )
-        await conn.execute(
-            "UPDATE memories SET invalidated_at = created_at, invalidation_reason = 'hidden by relevance_fit'"
-            " WHERE agent_id = $1 AND id = ANY($2::uuid[])",
-            agent,
-            ids,
-        )
         yield
     finally:
-        for r in before:
-            await conn.execute(
-                "UPDATE memories SET invalidated_at = $2, invalidation_reason = $3 WHERE id = $1", *r.values()
-            )
-        await conn.close()
+        await conn.execute(
+            "UPDATE memories m SET invalidated_at = b.at, invalidation_reason = b.reason"
+            " FROM unnest($2::uuid[], $3::timestamptz[], $4::text[]) AS b(id, at, reason)"
+            " WHERE m.agent_id = $1 AND m.id = b.id",
+            agent,
+            [r["id"] for r in before],
+            [r["invalidated_at"] for r in before],
+            [r["invalidation_reason"] for r in before],
+        )
 
 
 def _vector(hit: dict) -> np.ndarray:

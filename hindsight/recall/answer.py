@@ -7,7 +7,7 @@ from typing import Any
 from ..rules import relevance, scoring, timeparse
 from ..rules.text import estimate_tokens
 from .request import Request
-from .result import Hit, RecallResult, TimeWindow
+from .result import Hit, RecallResult
 
 
 def answer(
@@ -24,7 +24,7 @@ def answer(
         "nothing_relevant": abstain,
         "relevance": round(anything, 4),  # how likely anything recalled is relevant (rules.relevance)
         "open_projects": tuple(req.open_projects),
-        "time_window": TimeWindow(window.start, window.end, window.matched) if window else None,
+        "time_window": window,
     }
     if req.format == "prompt":
         shown = [h for h in hits if h["relevant"]]

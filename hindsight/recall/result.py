@@ -11,25 +11,7 @@ from datetime import datetime
 from typing import Any, Mapping
 
 from ..data.records import json_value
-
-# A hit's memory columns (candidate_rows), then what ranking and the relevance decision add.
-MEMORY_FIELDS = (
-    "id",
-    "agent_id",
-    "session_id",
-    "memory_type",
-    "content",
-    "metadata",
-    "tags",
-    "importance",
-    "flags",
-    "slot",
-    "created_at",
-    "shared",
-    "project",
-    "decay_score",
-    "last_accessed",
-)
+from ..rules.timeparse import Window
 
 
 @dataclass(frozen=True)
@@ -61,14 +43,14 @@ class Hit:
     relevant: bool  # at or above the answer's floor (shown in a prompt block)
     possibly_outdated_by: uuid.UUID | None = None  # a newer memory that says it changed
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # what a reranker added
+    # (the fields from id to last_accessed are the row's: MEMORY_FIELDS)
 
     @classmethod
     def of(cls, hit: Mapping[str, Any]) -> "Hit":
         """From recall's working form of a hit (a dict ranking and judging fill in)."""
-        known = {f.name for f in dataclasses.fields(cls)} - {"extra"}
-        values = {k: hit[k] for k in known if k in hit}
+        values = {k: hit[k] for k in _KNOWN if k in hit}
         values["channels"] = tuple(hit["channels"])
-        return cls(**values, extra={k: v for k, v in hit.items() if k not in known})
+        return cls(**values, extra={k: v for k, v in hit.items() if k not in _KNOWN})
 
     def json(self) -> dict[str, Any]:
         out = {k: json_value(getattr(self, k)) for k in MEMORY_FIELDS}
@@ -86,13 +68,9 @@ class Hit:
         return out | {k: json_value(v) for k, v in self.extra.items()}
 
 
-@dataclass(frozen=True)
-class TimeWindow:
-    """The time the question names: [start, end) in UTC, and the words that named it."""
-
-    start: datetime
-    end: datetime
-    matched: str
+_NAMES = [f.name for f in dataclasses.fields(Hit)]
+MEMORY_FIELDS = tuple(_NAMES[: _NAMES.index("last_accessed") + 1])  # what a hit reads of its row (candidate_rows)
+_KNOWN = frozenset(_NAMES) - {"extra"}
 
 
 @dataclass(frozen=True)
@@ -104,7 +82,7 @@ class RecallResult:
     relevance: float
     token_estimate: int
     open_projects: tuple[str, ...] = ()
-    time_window: TimeWindow | None = None
+    time_window: Window | None = None  # the time the question names
     hits: tuple[Hit, ...] | None = None  # format json
     prompt: str | None = None  # format prompt
     ids: tuple[uuid.UUID, ...] = ()  # ... the memories the block shows

@@ -36,7 +36,6 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ClientCapabilities, NotificationParams, RootsCapability
 
 from ..errors import InvalidInput
-from ..services import vocabulary as projects
 from ..services import vocabulary as v
 from .handshake import MODERN_VERSIONS
 
@@ -48,12 +47,12 @@ ASK_SECONDS = 5.0  # a client that does not answer roots/list by then is taken t
 def name_of_root(uri: str) -> tuple[str, str] | None:
     """(project name, source) for one root URI: 'git remote' or 'folder'; None if it is not
     a local folder or gives no usable name."""
-    path = projects.folder_of(uri)
+    path = v.folder_of(uri)
     if path is None:
         return None
     url = _origin(Path(path))
-    found = [(projects.from_remote(url), "git remote")] if url else []
-    found.append((projects.from_folder(path), "folder"))
+    found = [(v.from_remote(url), "git remote")] if url else []
+    found.append((v.from_folder(path), "folder"))
     for name, source in found:
         with contextlib.suppress(InvalidInput):  # a name with control characters: try the next
             if name and v.project(name, allow_global=False):
@@ -75,7 +74,7 @@ def _origin(folder: Path) -> str | None:
             if common.is_file():
                 git = (git / common.read_text().strip()).resolve()
         config = git / "config"
-        return projects.origin_url(config.read_text(errors="replace")) if config.is_file() else None
+        return v.origin_url(config.read_text(errors="replace")) if config.is_file() else None
     except OSError:
         return None
 

@@ -39,8 +39,9 @@ from ..hooks.sockets import runtime_dir as hook_socket_dir
 from ..hooks.sockets import socket_for as hook_socket_for
 from ..recall.request import Request as RecallRequest
 from ..recall.request import check as recall_request
-from ..recall.result import Hit, RecallResult, TimeWindow
+from ..recall.result import Hit, RecallResult
 from ..rules.policy import Interaction as RecordRequest
+from ..rules.timeparse import Window as TimeWindow
 from ..store.interactions import MAX_TOOL_RESULTS
 from ..store.interactions import parse as record_request
 from ..store.requests import Delete as DeleteRequest

@@ -10,6 +10,12 @@ from typing import Any, Mapping
 
 from ..data.records import Memory
 
+CONFLICT_HINT = (
+    "Recall already ranks this newer memory above older similar ones it says changed. If it "
+    "replaces one of them, confirm it: invalidate_memory(memory_id=<old id>, reason=..., "
+    "replaced_by='{id}') (CLI: hindsight invalidate <old id> --reason ... --replaced-by {id})."
+)
+
 
 @dataclass(frozen=True)
 class StoreResult:
@@ -22,10 +28,14 @@ class StoreResult:
     superseded: tuple[uuid.UUID, ...] = ()
     duplicate_of: uuid.UUID | None = None
     possible_conflicts: tuple[Mapping[str, Any], ...] = ()  # similar memories it may contradict (JSON-ready)
-    conflict_hint: str | None = None
     flags: tuple[str, ...] = ()  # the guard's
     redacted: tuple[str, ...] = ()  # the kinds of secret or personal data taken out
     sealed: bool = False  # the original kept encrypted
+
+    @property
+    def conflict_hint(self) -> str | None:
+        """How to confirm that it replaces one of its possible conflicts."""
+        return CONFLICT_HINT.format(id=self.id) if self.possible_conflicts else None
 
     def json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": str(self.id), "status": self.status}

@@ -26,12 +26,6 @@ MAX_TTL_SECONDS = 100 * 365 * 24 * 3600
 NEIGHBOURS = 8  # candidates read for near-duplicates and conflicts
 MAX_CONFLICTS = 3
 
-CONFLICT_HINT = (
-    "Recall already ranks this newer memory above older similar ones it says changed. If it "
-    "replaces one of them, confirm it: invalidate_memory(memory_id=<old id>, reason=..., "
-    "replaced_by='{id}') (CLI: hindsight invalidate <old id> --reason ... --replaced-by {id})."
-)
-
 
 @dataclass(frozen=True)
 class Write:
@@ -295,7 +289,6 @@ def report(s: Stored, p: Prepared, conflict_threshold: float, translate: Transla
         superseded=tuple(s.superseded),
         duplicate_of=s.dup_id,
         possible_conflicts=tuple(found[:MAX_CONFLICTS]),
-        conflict_hint=CONFLICT_HINT.format(id=row["id"]) if found else None,
         flags=tuple(row["flags"] or ()),
         redacted=tuple(p.redacted or ()),
         sealed=p.sealed is not None,
