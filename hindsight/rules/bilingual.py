@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Iterable
 
 from .text import CJK
@@ -48,6 +49,12 @@ class Lexicon:
 
     def __len__(self) -> int:
         return len(self.zh_en)
+
+    @cached_property
+    def glosses(self) -> Callable[[list[str]], list[str]]:
+        """glosses(self), made once: the texts' words kept by it (changes.subject_words) are
+        found again by the next call that passes it."""
+        return lambda words: translate(words, self).split()
 
 
 def gloss_words(gloss: str) -> list[str]:
@@ -158,8 +165,9 @@ def translate(words: list[str], lexicon: Lexicon) -> str:
 
 
 def glosses(lexicon: Lexicon) -> Callable[[list[str]], list[str]]:
-    """`translate` as a list: words -> their glosses in the other language."""
-    return lambda words: translate(words, lexicon).split()
+    """`translate` as a list: words -> their glosses in the other language (the same function
+    each time for one lexicon)."""
+    return lexicon.glosses
 
 
 def word_forms(words: list[str], glossed: Callable[[list[str]], Iterable[str]] | None = None) -> list[list[str]]:

@@ -1,7 +1,7 @@
 """The bilingual lexicon of the keyword channel (hindsight/rules/bilingual.py)."""
 
 from hindsight.data import lexicon
-from hindsight.rules import bilingual
+from hindsight.rules import bilingual, changes
 from hindsight.rules.text import keyword_text
 
 LINES = [
@@ -52,6 +52,18 @@ def test_a_query_gets_the_other_languages_words_once_and_none_of_its_own():
     assert bilingual.translate(["测试", "服务器", "test"], found) == "server"
     assert bilingual.translate(["orders", "the", "tests"], found) == "订单 测试"
     assert bilingual.translate(["BatchEta", "xyz"], found) == ""
+
+
+def test_one_lexicon_gives_one_glosses_function_so_the_words_read_from_a_text_are_kept():
+    found = lex()
+    assert bilingual.glosses(found) is bilingual.glosses(found)
+    assert bilingual.glosses(found)(["测试", "orders"]) == ["test", "订单"]
+    text = "测试服务器 was moved to test-02"
+    changes._subject_words.cache_clear()
+    first = changes.subject_words(text, bilingual.glosses(found))
+    again = changes.subject_words(text, bilingual.glosses(found))  # a later call, the same text
+    assert again is first
+    assert changes._subject_words.cache_info().hits == 1
 
 
 def test_query_words_are_the_keyword_texts_chinese_and_latin_words():
