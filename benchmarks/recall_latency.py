@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -114,31 +113,38 @@ STAGES = (
 )
 
 
-async def plans(db, recall, agent, query):
-    """EXPLAIN ANALYZE of the two statements recall runs, as prepared (custom plans)."""
-    from hindsight.data import queries
-    from hindsight.recall.request import Filters
-    from hindsight.rules.text import keyword_text
+class Recorded:
+    """The database as recall sees it, keeping the name and arguments of each statement it
+    runs: the plans are then those of recall's own calls, not a copy of them that can drift."""
 
-    vec = await recall.embedder.query(query)
-    now = datetime.now(timezone.utc)
-    filters = Filters(
-        agent_id=agent,
-        include_shared=True,
-        as_of=now,
-        memory_type=None,
-        tags=None,
-        metadata=None,
-        start=None,
-        end=None,
-        min_decay=0.3,
-    )
+    def __init__(self, db):
+        self.db, self.calls = db, []
+
+    def __getattr__(self, attr):
+        method = getattr(self.db, attr)
+        if attr not in ("fetch", "fetchrow", "fetchval"):
+            return method
+
+        async def recorded(name, *args):
+            self.calls.append((name, args))
+            return await method(name, *args)
+
+        return recorded
+
+
+async def plans(db, recall, agent, query):
+    """EXPLAIN ANALYZE of each statement one retrieve runs, with its arguments, as prepared
+    (custom plans): the keyword channels, the words known, the keyword rows, the one
+    statement after the embedding."""
+    from hindsight.data import queries
+    from hindsight.recall.search import Recall
+
+    recorded = Recorded(db)
+    probe = Recall(recorded, recall.embedder, weights=recall.weights)
+    await probe.retrieve(agent, query, top_k=5)
     out = {}
     async with db.pool.acquire() as conn:
-        for name, args in (
-            ("channel_keyword", (*filters, 50, keyword_text(query), 1000)),
-            ("recall_vector", (*filters, 50, vec, False)),
-        ):
+        for name, args in recorded.calls:
             rows = await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + queries.get(name), *args)
             out[name] = [r[0] for r in rows]
     return out
