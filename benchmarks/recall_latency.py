@@ -81,6 +81,10 @@ async def bulk_load(db, agent, texts, base_vectors, start, n, rng):
             await conn.executemany(sql, rows[s : s + 1000])
 
 
+BASELINE = "plain top 5 (baseline)"
+BASELINE_SQL = "SELECT id, content FROM memories WHERE agent_id = $1 ORDER BY embedding <=> $2 LIMIT 5"
+
+
 async def measure(db, recall, embedder, agent, queries):
     base_ms, recall_ms, stages = [], [], []
     for q in queries[:10]:  # warm caches
@@ -88,9 +92,7 @@ async def measure(db, recall, embedder, agent, queries):
     for q in queries:
         t = time.perf_counter()
         vec = await embedder.query(q)
-        await db.pool.fetch(
-            "SELECT id, content FROM memories WHERE agent_id = $1 ORDER BY embedding <=> $2 LIMIT 5", agent, vec
-        )
+        await db.pool.fetch(BASELINE_SQL, agent, vec)
         base_ms.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
         await recall.retrieve(agent, q, top_k=5)
@@ -132,22 +134,44 @@ class Recorded:
         return recorded
 
 
-async def plans(db, recall, agent, query):
-    """EXPLAIN ANALYZE of each statement one retrieve runs, with its arguments, as prepared
-    (custom plans): the keyword channels, the words known, the keyword rows, the one
-    statement after the embedding."""
-    from hindsight.data import queries
+AFTER_EMBEDDING = ("recall_vector", "recall_vector_hinted")  # the rest run while the query is embedded
+PLAN_QUERIES = 20
+
+
+async def plans(db, recall, agent, queries):
+    """EXPLAIN ANALYZE of each statement a retrieve runs, with the arguments recall passed,
+    as prepared (custom plans), and of the plain top 5 on the same rows: the plans of the
+    first query, and each statement's planning and execution times over the queries."""
+    from hindsight.data import queries as catalogue
     from hindsight.recall.search import Recall
 
     recorded = Recorded(db)
     probe = Recall(recorded, recall.embedder, weights=recall.weights)
-    await probe.retrieve(agent, query, top_k=5)
-    out = {}
+    first, times = {}, {}
     async with db.pool.acquire() as conn:
-        for name, args in recorded.calls:
-            rows = await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + queries.get(name), *args)
-            out[name] = [r[0] for r in rows]
-    return out
+        for query in queries:
+            recorded.calls.clear()
+            await probe.retrieve(agent, query, top_k=5)
+            runs = [(name, catalogue.get(name), args) for name, args in recorded.calls]
+            runs.append((BASELINE, BASELINE_SQL, (agent, await recall.embedder.query(query))))
+            for name, sql, args in runs:
+                lines = [r[0] for r in await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + sql, *args)]
+                first.setdefault(name, lines)
+                said = {line.split(":")[0]: float(line.split(":")[1].split()[0]) for line in lines if " Time: " in line}
+                times.setdefault(name, []).append((said["Planning Time"], said["Execution Time"]))
+    return first, times
+
+
+def plan_table(size, times, n):
+    print(f"\nstatements at {size} (EXPLAIN ANALYZE, {n} queries; median / p95, ms)")
+    print(f"{'statement':>24} | {'when':>15} | {'per retrieve':>12} | {'planning':>15} | {'execution':>15}")
+    for name, xs in times.items():
+        when = "after embedding" if name in (*AFTER_EMBEDDING, BASELINE) else "while embedding"
+        plan, run = [x[0] for x in xs], [x[1] for x in xs]
+        print(
+            f"{name:>24} | {when:>15} | {len(xs) / n:>12.2f} | {statistics.median(plan):>6.2f} / "
+            f"{pct(plan, 95):>6.2f} | {statistics.median(run):>6.2f} / {pct(run, 95):>6.2f}"
+        )
 
 
 async def run(args, url):
@@ -178,8 +202,10 @@ async def run(args, url):
         base_ms, recall_ms, stages = await measure(db, recall, embedder, agent, queries)
         table.append((size, load_rate, base_ms, recall_ms, stages))
         if args.plans:
-            for name, lines in (await plans(db, recall, agent, queries[0])).items():
+            first, times = await plans(db, recall, agent, queries[:PLAN_QUERIES])
+            for name, lines in first.items():
                 print(f"--- plan of {name} at {size} ---\n" + "\n".join(lines), file=sys.stderr)
+            table[-1] += (times,)
         print(f"measured {size}", file=sys.stderr, flush=True)
     await db.close()
     return embed_rate, table
@@ -243,7 +269,7 @@ def main() -> None:
         f"{'memories':>9} | {'baseline p50':>12} {'p95':>6} | {'retrieve p50':>12} {'p95':>6} | "
         f"{'ratio p50':>9} {'p95':>5} | {'bulk rows/s':>11}"
     )
-    for size, load_rate, base, rec, _ in table:
+    for size, load_rate, base, rec, *_ in table:
         print(
             f"{size:>9} | {statistics.median(base):>12.1f} {pct(base, 95):>6.1f} | "
             f"{statistics.median(rec):>12.1f} {pct(rec, 95):>6.1f} | "
@@ -253,12 +279,14 @@ def main() -> None:
     print(f"passage embedding: {embed_rate:.1f} texts/s; `hindsight import` end to end: {imp:.1f} memories/s")
     print("\nwhere retrieve's time goes (median / p95, ms; candidates = rows ranked)")
     print(f"{'memories':>9} | " + " | ".join(f"{s:>16}" for s in STAGES))
-    for size, _, _, _, stages in table:
+    for size, _, _, _, stages, *_ in table:
         cells = []
         for name in STAGES:
             xs = [st.get(name, 0.0) for st in stages]
             cells.append(f"{statistics.median(xs):>7.1f} / {pct(xs, 95):>6.1f}")
         print(f"{size:>9} | " + " | ".join(cells))
+    for size, *_, times in (row for row in table if len(row) > 5):
+        plan_table(size, times, min(PLAN_QUERIES, args.queries))
 
 
 if __name__ == "__main__":
