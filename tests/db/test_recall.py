@@ -655,3 +655,44 @@ async def test_the_door_returns_typed_results_and_the_faces_json_is_the_tools(me
     block = await recall.ask(services.recall_request("a", "Which database does staging use?", format="prompt"))
     assert block.hits is None and block.ids == (kept.id,) and block.json()["ids"] == [str(kept.id)]
     assert "pg-stg-02" in block.json()["prompt"] and "memories" not in block.json()
+
+
+async def test_the_keyword_channel_scores_okapi_bm25_from_the_agents_term_statistics(memories, db):
+    """channel_keyword is Okapi BM25 (k1 1.2, b 0.75) over the agent's postings, a word of the
+    other language counted at its weight: its scores equal the formula computed here from the
+    same statistics (the statement computes each term's idf once, in float8)."""
+    from math import log
+
+    from hindsight.recall.request import Filters
+    from hindsight.rules.text import keyword_text
+
+    await _fill(memories)
+    await memories.store("a", "Backups of the orders database are checked, backups restored weekly", created_at=NOW)
+    await memories.store("b", "Database backups of another agent do not count", created_at=NOW)
+    text, other, weight = keyword_text("database backups nightly"), "editor", 0.5
+    filters = Filters("a", True, NOW + timedelta(minutes=1), None, None, None, None, None, 0.0)
+    got = await db.fetch("channel_keyword", *filters, 50, text, 1000, other, weight)
+
+    async with db.pool.acquire() as conn:
+        words = {
+            r["lexeme"]: 1.0 for r in await conn.fetch("SELECT lexeme FROM unnest(to_tsvector('english', $1))", text)
+        }
+        for r in await conn.fetch("SELECT lexeme FROM unnest(to_tsvector('english', $1))", other):
+            words[r["lexeme"]] = max(words.get(r["lexeme"], 0.0), weight)
+        n, total = await conn.fetchrow("SELECT n_docs, total_len FROM agent_stats WHERE agent_id = 'a'")
+        df = dict(
+            await conn.fetch("SELECT term, df FROM term_stats WHERE agent_id = 'a' AND term = ANY($1)", list(words))
+        )
+        postings = await conn.fetch(
+            "SELECT term, memory_id, tf, doc_len FROM memory_terms WHERE agent_id = 'a' AND term = ANY($1)", list(words)
+        )
+    avgdl = max(total / max(n, 1), 1)
+    expected: dict = {}
+    for p in postings:
+        idf = words[p["term"]] * log(1 + (n - df[p["term"]] + 0.5) / (df[p["term"]] + 0.5))
+        part = idf * p["tf"] * 2.2 / (p["tf"] + 1.2 * (0.25 + 0.75 * p["doc_len"] / avgdl))
+        expected[p["memory_id"]] = expected.get(p["memory_id"], 0.0) + part
+    assert len(got) == len(expected) == 3  # the backups memory, the nightly backups one, the editor one
+    assert [r["id"] for r in got] == sorted(expected, key=lambda m: -expected[m])
+    for r in got:
+        assert float(r["score"]) == pytest.approx(expected[r["id"]], rel=1e-9)
