@@ -200,12 +200,12 @@ async def run(args, url):
             loaded = size
             await db.pool.execute("ANALYZE memories; ANALYZE memory_terms")
         base_ms, recall_ms, stages = await measure(db, recall, embedder, agent, queries)
-        table.append((size, load_rate, base_ms, recall_ms, stages))
+        times = None  # per statement (planning, execution), with --plans
         if args.plans:
             first, times = await plans(db, recall, agent, queries[:PLAN_QUERIES])
             for name, lines in first.items():
                 print(f"--- plan of {name} at {size} ---\n" + "\n".join(lines), file=sys.stderr)
-            table[-1] += (times,)
+        table.append((size, load_rate, base_ms, recall_ms, stages, times))
         print(f"measured {size}", file=sys.stderr, flush=True)
     await db.close()
     return embed_rate, table
@@ -269,7 +269,7 @@ def main() -> None:
         f"{'memories':>9} | {'baseline p50':>12} {'p95':>6} | {'retrieve p50':>12} {'p95':>6} | "
         f"{'ratio p50':>9} {'p95':>5} | {'bulk rows/s':>11}"
     )
-    for size, load_rate, base, rec, *_ in table:
+    for size, load_rate, base, rec, _, _ in table:
         print(
             f"{size:>9} | {statistics.median(base):>12.1f} {pct(base, 95):>6.1f} | "
             f"{statistics.median(rec):>12.1f} {pct(rec, 95):>6.1f} | "
@@ -279,14 +279,15 @@ def main() -> None:
     print(f"passage embedding: {embed_rate:.1f} texts/s; `hindsight import` end to end: {imp:.1f} memories/s")
     print("\nwhere retrieve's time goes (median / p95, ms; candidates = rows ranked)")
     print(f"{'memories':>9} | " + " | ".join(f"{s:>16}" for s in STAGES))
-    for size, _, _, _, stages, *_ in table:
+    for size, _, _, _, stages, _ in table:
         cells = []
         for name in STAGES:
             xs = [st.get(name, 0.0) for st in stages]
             cells.append(f"{statistics.median(xs):>7.1f} / {pct(xs, 95):>6.1f}")
         print(f"{size:>9} | " + " | ".join(cells))
-    for size, *_, times in (row for row in table if len(row) > 5):
-        plan_table(size, times, min(PLAN_QUERIES, args.queries))
+    for size, *_, times in table:
+        if times is not None:
+            plan_table(size, times, min(PLAN_QUERIES, args.queries))
 
 
 if __name__ == "__main__":
