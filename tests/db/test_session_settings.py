@@ -56,3 +56,28 @@ async def test_a_set_made_when_the_connection_opens_does_not_survive_the_pool(db
     finally:
         await pool.close()
     assert SERVER_SETTINGS["hnsw.ef_search"] == EXPECTED["ef_search"]
+
+
+async def test_a_connection_given_back_after_the_answer_is_reset_before_anyone_reuses_it(db_url):
+    """The pool's reset runs after the caller has its answer (Database._release_soon), not
+    before: the next caller still gets the connection reset — a session SET and a session
+    advisory lock left on it are gone."""
+    db = await Database.open(db_url, min_size=1, max_size=1)  # one connection: the next acquire waits for it
+    try:
+        for _ in range(3):
+            async with db.session("a session that leaves state behind") as session:
+                await session._conn.execute("SET work_mem = '7MB'")
+                assert await session._conn.fetchval("SELECT pg_try_advisory_lock(7400999)")
+            async with db.session("the next caller") as session:
+                assert await session._conn.fetchval("SHOW work_mem") != "7MB"
+                held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7400999"
+                assert await session._conn.fetchval(held) == 0
+    finally:
+        await db.close()
+
+
+async def test_close_waits_for_the_connections_still_on_their_way_back(db_url):
+    db = await Database.open(db_url, min_size=1, max_size=4)
+    await asyncio.gather(*(db.fetchrow("vector_settings") for _ in range(8)))
+    await db.close()  # returns once every connection is back and closed, none left in use
+    assert db.pool.is_closing() and not db._releasing
