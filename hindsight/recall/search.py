@@ -117,14 +117,14 @@ class Recall:
 
     async def _candidates(
         self, req: Request, window: timeparse.Window | None, use_decay: bool
-    ) -> tuple[list, "_Found"]:
+    ) -> tuple[list["_Held"], "_Found"]:
         """While the query is embedded: the keyword channels, then the rows of what they
-        found. Then, in one statement, the vector channel (and the hints' channels) and the
-        rows of what it found that are not in hand yet. Returns the rows, and what the
-        channels said of them."""
+        found, each made a candidate already. Then, in one statement, the vector channel (and
+        the hints' channels) and the rows of what it found that are not in hand yet. Returns
+        the rows, and what the channels said of them."""
         filters = req.filters if use_decay else req.filters._replace(min_decay=0.0)
         early = [
-            asyncio.ensure_future(self._keyword_rows(req, filters)),
+            asyncio.ensure_future(self._keyword_rows(req, filters, window)),
             asyncio.ensure_future(self._exact_scan(req.agent_id)),
         ]
         began = time.perf_counter()
@@ -138,7 +138,7 @@ class Recall:
             raise
         waited_at = time.perf_counter()
         held = list(rows)
-        in_hand = ([a for a, _ in held], [i for _, i in held], [rows[k][1] for k in held])
+        in_hand = ([a for a, _ in held], [i for _, i in held], [rows[k].strong for k in held])
         if window or req.tools or req.session_id or req.task_type:
             hints = Hints(
                 window_start=window.start if window else None,
@@ -166,15 +166,18 @@ class Recall:
         )
         query = _unit(vector)
         cosines = {  # key -> (cosine to the query, found by the vector channel)
-            key: (nearest[key], True) if key in nearest else (float(_unit(row["embedding"]) @ query), False)
-            for key, (row, _) in rows.items()
+            key: (nearest[key], True) if key in nearest else (float(held.unit() @ query), False)
+            for key, held in rows.items()
         }
-        return [row for row, _ in rows.values()], _Found(found, cosines, unknown)
+        return list(rows.values()), _Found(found, cosines, unknown)
 
-    async def _keyword_rows(self, req: Request, filters) -> tuple[dict, dict, "Words"]:
+    async def _keyword_rows(
+        self, req: Request, filters, window: timeparse.Window | None
+    ) -> tuple[dict, dict[tuple, "_Held"], "Words"]:
         """The keyword channels (BM25 over the agent's memories, with the query's words in
-        the other language; full text over other agents' shared ones), then their rows; and
-        what the agent's memories say of the question's words (judge.Words)."""
+        the other language; full text over other agents' shared ones), then their rows, each
+        made a candidate (all but its cosine to the query) while the query is still being
+        embedded; and what the agent's memories say of the question's words (judge.Words)."""
         text = keyword_text(req.query)
         words, lexicon = bilingual.query_words(text), await self._lexicon()
         other = bilingual.translate(words, lexicon)
@@ -196,9 +199,11 @@ class Recall:
             for r in keyword[1]:
                 found.setdefault((r["agent_id"], r["id"]), ("shared_keyword", 0.5 * top * float(r["score"]) / best))
         wanted = {key: rank < STRONG_RANK for rank, key in enumerate(found)}
-        rows: dict[tuple, tuple] = {}  # key -> (row, strong)
+        rows: dict[tuple, _Held] = {}
         if wanted:
             _merge(rows, await self._rows(filters, wanted), wanted)
+        for key, held in rows.items():  # the embedder runs in its own thread meanwhile
+            rows[key] = held.prepared(req, found, window)
         return found, rows, unknown
 
     async def _rows(self, filters, wanted: dict[tuple, bool]) -> list:
@@ -227,11 +232,12 @@ class Recall:
         return exact
 
     def _rank(
-        self, req: Request, rows: list, found: "_Found", window: timeparse.Window | None, use_decay: bool
+        self, req: Request, held: list["_Held"], found: "_Found", window: timeparse.Window | None, use_decay: bool
     ) -> list[dict[str, Any]]:
         """Candidates ranked, best first, as hits (built lazily: callers keep the first few)."""
-        cands = [_candidate(r, req, found, window) for r in rows]
+        cands = [h.candidate(req, found, window) for h in held]
         _link_neighbours(cands)
+        rows = [h.record for h in held]
         embeddings = {r["id"]: r["embedding"] for r in rows}
 
         def similar(a: object, b: object) -> float:
@@ -265,11 +271,35 @@ class _Found(NamedTuple):
     words: Words  # the question's words: which no memory of the agent holds, how rare each is
 
 
-def _candidate(row, req: Request, found: _Found, window: timeparse.Window | None) -> scoring.Candidate:
+class _Held(NamedTuple):
+    """A candidate's row, whether it came as a strong seed (its session neighbours named),
+    and, for the rows that came while the query was embedded, what ranking reads of it."""
+
+    record: Any
+    strong: bool
+    early: scoring.Candidate | None = None  # all but the cosine to the query
+    unit_embedding: np.ndarray | None = None
+
+    def prepared(self, req: Request, keyword: dict, window: timeparse.Window | None) -> "_Held":
+        return self._replace(early=_candidate(self.record, req, keyword, window), unit_embedding=self.unit())
+
+    def unit(self) -> np.ndarray:
+        return self.unit_embedding if self.unit_embedding is not None else _unit(self.record["embedding"])
+
+    def candidate(self, req: Request, found: _Found, window: timeparse.Window | None) -> scoring.Candidate:
+        key = (self.record["agent_id"], self.record["id"])
+        c = self.early if self.early is not None else _candidate(self.record, req, found.keyword, window)
+        c.similarity, by_vector = found.cosines[key]
+        if by_vector:
+            c.channels.add("vector")
+        return c
+
+
+def _candidate(row, req: Request, keyword_found: dict, window: timeparse.Window | None) -> scoring.Candidate:
+    """What ranking reads of a row, but its cosine to the query (_Held.candidate sets it)."""
     meta = row["metadata"] or {}
     key = (row["agent_id"], row["id"])
-    channel, keyword = found.keyword.get(key, (None, 0.0))
-    similarity, by_vector = found.cosines[key]
+    channel, keyword = keyword_found.get(key, (None, 0.0))
     tools_used = meta.get("tools_used") if isinstance(meta.get("tools_used"), list) else []
     uses_tool = bool(req.tools) and any(isinstance(t, str) and t.lower() in req.tools for t in tools_used)
     same_session = bool(
@@ -280,7 +310,6 @@ def _candidate(row, req: Request, found: _Found, window: timeparse.Window | None
     channels = {
         name
         for name, on in (
-            ("vector", by_vector),
             ("time", in_window),
             ("tools", uses_tool),
             ("recent", same_session),
@@ -292,7 +321,7 @@ def _candidate(row, req: Request, found: _Found, window: timeparse.Window | None
     failed = uses_tool and (meta.get("outcome") in FAILED_OUTCOMES or "error" in meta)
     return scoring.Candidate(
         id=row["id"],
-        similarity=similarity,
+        similarity=0.0,
         keyword=keyword,
         created_at=row["created_at"],
         memory_type=row["memory_type"],
@@ -328,15 +357,15 @@ def _unit(vector: Any) -> np.ndarray:
     return v / norm if norm > 0 else v
 
 
-def _merge(rows: dict[tuple, tuple], fetched: list, wanted: dict[tuple, bool]) -> None:
-    """Fetched rows into `rows` (key -> (row, strong)): a seed fetched as strong (its
-    neighbours named) wins over the same memory fetched as a neighbour or a weak seed."""
+def _merge(rows: dict[tuple, _Held], fetched: list, wanted: dict[tuple, bool]) -> None:
+    """Fetched rows into `rows` (key -> _Held): a seed fetched as strong (its neighbours
+    named) wins over the same memory fetched as a neighbour or a weak seed."""
     for record in fetched:
         key = (record["agent_id"], record["id"])
         strong = wanted.get(key, False)
         held = rows.get(key)
-        if held is None or (strong and not held[1]):
-            rows[key] = (record, strong)
+        if held is None or (strong and not held.strong):
+            rows[key] = _Held(record, strong)
 
 
 def _minutes(value: Any) -> float | None:
