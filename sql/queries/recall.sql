@@ -256,10 +256,22 @@ WITH
   --@ candidate_vector
 , window_ AS (
     SELECT agent_id, id FROM (
-        SELECT agent_id, id, embedding FROM memories
-        WHERE $17::timestamptz IS NOT NULL AND (agent_id = $1 OR ($2 AND shared))
-          AND created_at >= $17 AND created_at < $18
-          --@ recall_filters
+        SELECT agent_id, id, embedding FROM (  -- the agent's own and others' shared, apart: one
+            -- condition `agent_id = $1 OR shared` read every row of the table, in no index's order
+            (SELECT agent_id, id, embedding, created_at FROM memories
+             WHERE $17::timestamptz IS NOT NULL AND agent_id = $1
+               AND created_at >= $17 AND created_at < $18
+               --@ recall_filters
+             ORDER BY created_at DESC
+             LIMIT 5000)
+            UNION ALL
+            (SELECT agent_id, id, embedding, created_at FROM memories
+             WHERE $17::timestamptz IS NOT NULL AND $2 AND shared AND agent_id <> $1
+               AND created_at >= $17 AND created_at < $18
+               --@ recall_filters
+             ORDER BY created_at DESC
+             LIMIT 5000)
+        ) latest
         ORDER BY created_at DESC
         LIMIT 5000
     ) w

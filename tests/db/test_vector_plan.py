@@ -144,3 +144,34 @@ async def test_the_maintenance_run_reports_the_agents_indexes(db, memories):
     assert report["status"] == "succeeded" and report["counts"]["reconciled"]
     assert [b["agent_id"] for b in report["agent_indexes"]["built"]] == [BIG]
     assert report["config"]["vector_indexes"]["min_rows"] == 200
+
+
+async def test_a_question_that_names_a_wide_window_reads_the_agents_latest_rows_by_its_index(db, recall):
+    """The window channel (recall_vector_hinted) takes the latest 5,000 rows of the window in
+    the order of memories_agent_created: the agent's own and others' shared rows apart. One
+    condition `agent_id = $1 OR shared` made it read every row of the table and sort them
+    all (a question naming "this year" took 0.5 s at 100,000 memories; benchmarks/README.md)."""
+    from hindsight.recall.search import Recall
+
+    await _fill(db, "big", scoring.EXACT_ALWAYS + 500, np.random.default_rng(4))
+    await _fill(db, "other", 300, np.random.default_rng(5))
+    await _sql(db, "ANALYZE memories")
+    calls = []
+
+    class Spy:
+        def __getattr__(self, name):
+            async def call(statement, *args):
+                calls.append((statement, args))
+                return await getattr(db, name)(statement, *args)
+
+            return call
+
+    found = await Recall(Spy(), recall.embedder).retrieve("big", "what happened this year?", top_k=5)
+    assert found["memories"] and {m["agent_id"] for m in found["memories"]} == {"big"}
+    (args,) = [args for statement, args in calls if statement == "recall_vector_hinted"]
+    async with db.session("test") as session:  # a few thousand rows: the planner may also OR two bitmaps
+        await session._conn.execute("SET enable_bitmapscan = off")  # ask for the plan that reads by index
+        sql = "EXPLAIN " + queries.get("recall_vector_hinted")
+        plan = "\n".join(r[0] for r in await session._conn.fetch(sql, *args))
+    assert "Seq Scan on memories" not in plan, plan
+    assert "Index Scan using memories_agent_created" in plan, plan
