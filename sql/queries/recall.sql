@@ -248,34 +248,41 @@ WITH
 -- name: recall_vector_hinted
 -- recall_vector, plus what the hints bring (strong: their session neighbours come too):
 --   window   the memories of the time window the query names ($17 to $18), most similar
---            first, among its latest 5,000 (exact: a narrow window would starve HNSW);
+--            first, among its latest 5,000 (exact: a narrow window would starve HNSW; the
+--            decay cut applies to the most similar, not to the 5,000);
 --   tools    memories that used a tool the caller names ($19, lower-cased), most similar
 --            first, among the latest 200 of each tool;
 --   recent   the latest memories of the caller's session ($20) or task type ($21).
 WITH
   --@ candidate_vector
-, window_ AS (
+, window_ AS (  -- the agent's own rows and others' shared ones apart (one condition `agent_id
+    -- = $1 OR shared` read every row of the table, in no index's order); the decay cut is
+    -- looked up nearest first, only until $11 rows pass
     SELECT agent_id, id FROM (
-        SELECT agent_id, id, embedding FROM (  -- the agent's own and others' shared, apart: one
-            -- condition `agent_id = $1 OR shared` read every row of the table, in no index's order
-            (SELECT agent_id, id, embedding, created_at FROM memories
-             WHERE $17::timestamptz IS NOT NULL AND agent_id = $1
-               AND created_at >= $17 AND created_at < $18
-               --@ recall_filters
-             ORDER BY created_at DESC
-             LIMIT 5000)
-            UNION ALL
-            (SELECT agent_id, id, embedding, created_at FROM memories
-             WHERE $17::timestamptz IS NOT NULL AND $2 AND shared AND agent_id <> $1
-               AND created_at >= $17 AND created_at < $18
-               --@ recall_filters
-             ORDER BY created_at DESC
-             LIMIT 5000)
-        ) latest
-        ORDER BY created_at DESC
-        LIMIT 5000
-    ) w
-    ORDER BY (embedding <=> $12) + 0
+        SELECT agent_id, id FROM (
+            SELECT agent_id, id, embedding FROM (
+                (SELECT agent_id, id, embedding, created_at FROM memories
+                 WHERE $17::timestamptz IS NOT NULL AND agent_id = $1
+                   AND created_at >= $17 AND created_at < $18
+                   --@ recall_filters_row
+                 ORDER BY created_at DESC
+                 LIMIT 5000)
+                UNION ALL
+                (SELECT agent_id, id, embedding, created_at FROM memories
+                 WHERE $17::timestamptz IS NOT NULL AND $2 AND shared AND agent_id <> $1
+                   AND created_at >= $17 AND created_at < $18
+                   --@ recall_filters_row
+                 ORDER BY created_at DESC
+                 LIMIT 5000)
+            ) latest
+            ORDER BY created_at DESC
+            LIMIT 5000
+        ) w
+        ORDER BY (embedding <=> $12) + 0
+        OFFSET 0
+    ) memories
+    WHERE true
+      --@ recall_filter_decay
     LIMIT $11
 ), tool AS (
     SELECT agent_id, id FROM (
