@@ -143,21 +143,41 @@ DELETE FROM memories WHERE agent_id = $1 AND id = $2 RETURNING id;
 
 -- name: list_memories
 -- Browse the agent's memories (and, if asked, shared ones), newest first; $10: one project's
--- only ('' for the global ones, null for all).
-SELECT
-    --@ memory_columns
-    , decay_score, access_count, last_accessed
-FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
-     USING (agent_id, id)
-WHERE (agent_id = $1 OR ($2 AND shared))
-  AND ($3::text IS NULL OR memory_type = $3)
-  AND ($4::text IS NULL OR session_id = $4)
-  AND ($5::text[] IS NULL OR tags @> $5)
-  AND ($6::jsonb IS NULL OR metadata @> $6)
-  AND ($7 OR (invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())))
-  AND ($10::text IS NULL OR project IS NOT DISTINCT FROM nullif($10, ''))
+-- only ('' for the global ones, null for all). The agent's own and others' shared are read
+-- apart, each newest first by its index, as far as the page reaches: one condition
+-- `agent_id = $1 OR shared` read and sorted every row of the table (148 ms at 100,000).
+SELECT * FROM (
+    (SELECT
+        --@ memory_columns
+        , decay_score, access_count, last_accessed
+     FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
+          USING (agent_id, id)
+     WHERE agent_id = $1
+       --@ list_filters
+     ORDER BY created_at DESC, id
+     LIMIT $8::int + $9::int)
+    UNION ALL
+    (SELECT
+        --@ memory_columns
+        , decay_score, access_count, last_accessed
+     FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
+          USING (agent_id, id)
+     WHERE $2 AND shared AND agent_id <> $1
+       --@ list_filters
+     ORDER BY created_at DESC, id
+     LIMIT $8::int + $9::int)
+) listed
 ORDER BY created_at DESC, id
 LIMIT $8 OFFSET $9;
+
+-- name: list_filters
+-- Fragment: list_memories' filters.
+AND ($3::text IS NULL OR memory_type = $3)
+AND ($4::text IS NULL OR session_id = $4)
+AND ($5::text[] IS NULL OR tags @> $5)
+AND ($6::jsonb IS NULL OR metadata @> $6)
+AND ($7 OR (invalidated_at IS NULL AND (expires_at IS NULL OR expires_at > now())))
+AND ($10::text IS NULL OR project IS NOT DISTINCT FROM nullif($10, ''))
 
 -- name: memory_history
 -- What happened to one memory, oldest first.

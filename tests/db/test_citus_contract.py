@@ -77,10 +77,10 @@ PER_AGENT_UPKEEP = (
 SHARED_READS = {  # reference reads: the agent's rows OR the small set every agent may read
     "get_memory": "one memory by id, the agent's own or one any agent shared (agent_id = $1 OR shared)",
     "get_sealed": "the sealed original of a memory the agent may read: its own or a shared one",
-    "list_memories": "with include_shared, the shared memories of every agent too; false folds the OR away",
+    "list_memories": "with include_shared, the shared memories of every agent too (a branch of their own)",
     "channel_shared_keyword": "full-text matches among other agents' shared memories (shared AND agent_id <> $1)",
     "recall_vector": "the vector channel: the agent's memories, and with $2 other agents' shared ones",
-    "recall_vector_hinted": "recall_vector with hints: also the agent's OR ($2 AND shared)",
+    "recall_vector_hinted": "recall_vector with hints: its window reads the agent's rows and ($2) shared ones apart",
     "recall_rows": "the candidates' rows by key: the agent's memories OR ($2 AND shared)",
 }
 CROSS_AGENT = {  # run by the operator or the scheduler on the coordinator: multi-shard by design

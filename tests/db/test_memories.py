@@ -205,3 +205,23 @@ async def test_updating_a_memory_that_is_no_longer_current_says_so(memories):
     assert f"superseded by {new['id']}" in changed["warning"] and "recall does not return it" in changed["warning"]
     current = await faced(memories).update("a", new["id"], importance=4)
     assert "warning" not in current
+
+
+async def test_a_list_with_shared_memories_pages_through_both_newest_first(memories):
+    """list_memories reads the agent's own rows and other agents' shared ones apart (each by
+    its index) and pages through them together: every memory once, newest first."""
+    from datetime import datetime, timedelta, timezone
+
+    start = datetime(2026, 3, 1, tzinfo=timezone.utc)
+    written = {}
+    for i in range(7):  # interleaved in time: own, shared by another agent, an unshared one of theirs
+        agent, shared = [("lister", False), ("other", True), ("other", False)][i % 3]
+        stored = await memories.store(
+            agent, f"note {i} about the release train", shared=shared, created_at=start + timedelta(hours=i)
+        )
+        written[stored["memory"]["id"]] = (agent, shared)
+    visible = [mid for mid, (agent, shared) in written.items() if agent == "lister" or shared][::-1]
+    pages = [await faced(memories).list("lister", include_shared=True, limit=2, offset=offset) for offset in (0, 2, 4)]
+    assert [m["id"] for page in pages for m in page["memories"]] == visible
+    own = await faced(memories).list("lister", limit=10)
+    assert [m["id"] for m in own["memories"]] == [mid for mid in visible if written[mid][0] == "lister"]
