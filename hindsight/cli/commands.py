@@ -77,8 +77,11 @@ NOTHING_RELEVANT = (
 
 
 async def cmd_recall(args, s: Services) -> int:
-    if (args.query is None) == (args.batch is None):
-        raise InvalidInput("recall", "give exactly one of --query or --batch")
+    if args.question is not None and args.query is not None:
+        raise InvalidInput("query", "give it once: as the argument or as --query")
+    query = args.query if args.question is None else args.question
+    if (query is None) == (args.batch is None):
+        raise InvalidInput("recall", "give exactly one of --query or --batch (or the query as the argument)")
     agent = s.agent(args.agent)
     if args.batch:
         for item in _batch_queries(args.batch, args.top_k):
@@ -88,7 +91,7 @@ async def cmd_recall(args, s: Services) -> int:
             print(json.dumps({"qid": item["qid"], "results": results}, ensure_ascii=False), flush=True)
         return 0
     opened = (s.settings.project,) if s.settings.project else ()
-    asked = recall_request(agent, args.query, top_k=args.top_k, project=args.project, open_projects=opened)
+    asked = recall_request(agent, query, top_k=args.top_k, project=args.project, open_projects=opened)
     result = (await s.recall.ask(asked)).json()
     if args.json:
         _json(result)

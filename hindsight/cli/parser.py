@@ -99,6 +99,7 @@ def _store_recall_list(command: Commands, p: Shared) -> None:
     )
 
     s = command("recall", Lazy("commands", "cmd_recall"), "recall memories relevant to a query", [p.agent, p.as_json])
+    s.add_argument("question", nargs="?", metavar="QUERY", help='what to recall: hindsight recall "…" (or --query)')
     s.add_argument("--query", help="what to recall")
     s.add_argument(
         "--batch",

@@ -462,6 +462,12 @@ async def test_recall_says_when_nothing_relevant_is_remembered(cli):
     assert [line for line in lines if line.startswith("    [")] == ["    [not relevant]"] * len(as_json["memories"])
     known = await cli("recall", "--query", "Who is the Vault admin?")
     assert known.err == "" and "Kwame" in known.out.splitlines()[1]
+    said = await cli("recall", "Who is the Vault admin?")  # the question as the argument, as store takes its text
+    assert said.code == 0 and said.out == known.out
+    twice = await cli("recall", "Who is the Vault admin?", "--query", "Who deploys?")
+    assert (
+        twice.code == 2 and twice.err == "hindsight recall: error: query: give it once: as the argument or as --query\n"
+    )
     assert "not relevant" not in known.out.splitlines()[2]  # the Vault admin is; the others are marked
 
 
