@@ -181,18 +181,14 @@ class Recall:
         text = keyword_text(req.query)
         words, lexicon = bilingual.query_words(text), await self._lexicon()
         other = bilingual.translate(words, lexicon)
-        channels = [
-            self.db.fetch(
-                "channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM, other, self.weights.translated
-            )
-        ]
+        channels = [("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM, other, self.weights.translated)]
         if req.include_shared:
-            channels.append(self.db.fetch("channel_shared_keyword", *filters, CANDIDATES, text))
+            channels.append(("channel_shared_keyword", *filters, CANDIDATES, text))
         groups = bilingual.term_groups(words, lexicon)  # each content word first, then its other forms
-        channels.append(self.db.fetch("query_terms_known", req.agent_id, groups))
+        channels.append(("query_terms_known", req.agent_id, groups))
         # One after another, not at once: the embedder shares the machine's cores with them, and
         # three statements at once slowed it by 4.0 ms, one at a time by 2.7 (benchmarks/README.md)
-        *keyword, known = [await channel for channel in channels]
+        *keyword, known = [await self.db.fetch(*statement) for statement in channels]
         unknown = Words.of(known, groups)
         found = {(req.agent_id, r["id"]): ("keyword", float(r["score"])) for r in keyword[0]}
         if len(keyword) > 1:  # another agent's shared memory: ts_rank_cd, not BM25; counted at half
