@@ -5,10 +5,11 @@ query is being embedded, then everything else in one statement), rank them
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from contextvars import ContextVar
 from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Any, Callable, NamedTuple, Protocol
+from typing import Any, Awaitable, Callable, NamedTuple, Protocol
 
 import numpy as np
 
@@ -181,14 +182,20 @@ class Recall:
         text = keyword_text(req.query)
         words, lexicon = bilingual.query_words(text), await self._lexicon()
         other = bilingual.translate(words, lexicon)
-        channels = [("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM, other, self.weights.translated)]
+
+        def channel(name: str, *args: Any) -> Callable[[], Awaitable[list]]:
+            """A statement, run in its turn (made up front, one left after a failure would warn)."""
+            return functools.partial(self.db.fetch, name, *args)
+
+        channels = [
+            channel("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM, other, self.weights.translated)
+        ]
         if req.include_shared:
-            channels.append(("channel_shared_keyword", *filters, CANDIDATES, text))
+            channels.append(channel("channel_shared_keyword", *filters, CANDIDATES, text))
         groups = bilingual.term_groups(words, lexicon)  # each content word first, then its other forms
-        channels.append(("query_terms_known", req.agent_id, groups))
-        # One after another, not at once: the embedder shares the machine's cores with them, and
-        # three statements at once slowed it by 4.0 ms, one at a time by 2.7 (benchmarks/README.md)
-        *keyword, known = [await self.db.fetch(*statement) for statement in channels]
+        channels.append(channel("query_terms_known", req.agent_id, groups))
+        # one after another: beside three at once the embedder slowed 4.0 ms, one at a time 2.7
+        *keyword, known = [await run() for run in channels]
         unknown = Words.of(known, groups)
         found = {(req.agent_id, r["id"]): ("keyword", float(r["score"])) for r in keyword[0]}
         if len(keyword) > 1:  # another agent's shared memory: ts_rank_cd, not BM25; counted at half
