@@ -253,16 +253,14 @@ class Database:
                 conn = await self.pool.acquire()
             try:
                 yield conn
-            except UNAVAILABLE:
+            except BaseException as exc:
                 try:
-                    await self.pool.expire_connections()  # the others are as dead as this one
-                    if self._heal is not None:  # the next call should find the database back
-                        asyncio.ensure_future(self.healed())
+                    if isinstance(exc, UNAVAILABLE):
+                        await self.pool.expire_connections()  # the others are as dead as this one
+                        if self._heal is not None:  # the next call should find the database back
+                            asyncio.ensure_future(self.healed())
                 finally:
-                    await self.pool.release(conn)
-                raise
-            except BaseException:
-                await self.pool.release(conn)
+                    await self.pool.release(conn)  # given back before the error is raised
                 raise
             self._release_soon(conn)
 

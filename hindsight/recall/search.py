@@ -138,8 +138,8 @@ class Recall:
                 task.cancel()
             raise
         waited_at = time.perf_counter()
-        held = list(rows)
-        in_hand = ([a for a, _ in held], [i for _, i in held], [rows[k].strong for k in held])
+        keys = list(rows)
+        in_hand = ([a for a, _ in keys], [i for _, i in keys], [rows[k].strong for k in keys])
         if window or req.tools or req.session_id or req.task_type:
             hints = Hints(
                 window_start=window.start if window else None,
