@@ -104,8 +104,9 @@ async def measure(db, recall, embedder, agent, queries):
 def window_queries(n: int) -> list[str]:
     """Questions that name a time holding every stored row ("this year"): recall then adds the
     window channel (recall_vector_hinted), the latest 5,000 rows of the window by similarity."""
-    zh = corpus.queries(n, seed=5)
-    return [f"今年{q}" if any("\u4e00" <= ch <= "\u9fff" for ch in q) else f"this year: {q}" for q in zh]
+    from hindsight.rules.text import CJK
+
+    return [f"今年{q}" if CJK.search(q) else f"this year: {q}" for q in corpus.queries(n, seed=5)]
 
 
 # vector_sql and rows_sql: builds before the one statement after the embedding (issue 33)

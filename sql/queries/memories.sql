@@ -146,12 +146,12 @@ DELETE FROM memories WHERE agent_id = $1 AND id = $2 RETURNING id;
 -- only ('' for the global ones, null for all). The agent's own and others' shared are read
 -- apart, each newest first by its index, as far as the page reaches: one condition
 -- `agent_id = $1 OR shared` read and sorted every row of the table (148 ms at 100,000).
-SELECT * FROM (
+-- Their state (memory_state, one row per memory, kept by a trigger) is joined once, to those.
+SELECT listed.*, st.decay_score, st.access_count, st.last_accessed
+FROM (
     (SELECT
         --@ memory_columns
-        , decay_score, access_count, last_accessed
-     FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
-          USING (agent_id, id)
+     FROM memories
      WHERE agent_id = $1
        --@ list_filters
      ORDER BY created_at DESC, id
@@ -159,15 +159,14 @@ SELECT * FROM (
     UNION ALL
     (SELECT
         --@ memory_columns
-        , decay_score, access_count, last_accessed
-     FROM memories JOIN (SELECT agent_id, id, decay_score, access_count, last_accessed FROM memory_state) st
-          USING (agent_id, id)
+     FROM memories
      WHERE $2 AND shared AND agent_id <> $1
        --@ list_filters
      ORDER BY created_at DESC, id
      LIMIT $8::int + $9::int)
 ) listed
-ORDER BY created_at DESC, id
+JOIN memory_state st USING (agent_id, id)
+ORDER BY listed.created_at DESC, listed.id
 LIMIT $8 OFFSET $9;
 
 -- name: list_filters
