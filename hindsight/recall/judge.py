@@ -16,6 +16,14 @@ CJK_TEXT = 0.3  # a text counts as written in a CJK script from this cjk_share (
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """Recall's verdict on an answer as a whole."""
+
+    anything: float  # the probability that anything recalled is relevant
+    named: bool  # the question names something no memory of the agent holds (rules.relevance.names_unknown)
+
+
+@dataclass(frozen=True)
 class Words:
     """What the agent's memories say of the question's words (query_terms_known)."""
 
@@ -40,9 +48,10 @@ def judge(
     words: Words,
     lexicon: Any,
     open_projects: Sequence[str] = (),
-) -> float:
+) -> Verdict:
     """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
-    probability that anything among them is relevant."""
+    verdict on them all: how likely anything among them is relevant, and whether the question
+    names something never stored."""
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
     question = subject_words(query, translate)
     query_cjk = cjk_share(query) >= CJK_TEXT
@@ -70,7 +79,7 @@ def judge(
             name: round(value, 4) if isinstance(value, float) else value
             for name, value in zip(relevance.NAMES, evidence.vector())
         }
-    return relevance.question_probability(relevance.question_vector(judged))
+    return Verdict(relevance.question_probability(relevance.question_vector(judged)), named)
 
 
 def _project(project: str | None, open_projects: Sequence[str]) -> int:
@@ -79,6 +88,6 @@ def _project(project: str | None, open_projects: Sequence[str]) -> int:
     return 1 if project in open_projects else -1
 
 
-def nothing_relevant(anything: float) -> bool:
-    """Whether the answer says nothing relevant is remembered (rules.relevance.RELEVANT_AT)."""
-    return anything < relevance.RELEVANT_AT
+def nothing_relevant(verdict: Verdict, names_a_time: bool) -> bool:
+    """Whether the answer says nothing relevant is remembered (rules.relevance.says_nothing)."""
+    return relevance.says_nothing(verdict.anything, verdict.named, names_a_time)

@@ -97,14 +97,13 @@ class Recall:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
         cosines = [c for c, _ in found.cosines.values()]
-        anything = judge(req.query, hits, cosines, found.words, self._words, req.open_projects)
-        # a question that names a time is about what was written then: it always has an answer
-        abstain = window is None and nothing_relevant(anything)
+        verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects)
+        abstain = nothing_relevant(verdict, names_a_time=window is not None)
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(
                 req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id], datetime.now(timezone.utc)
             )
-        return answer(req, hits, window, abstain, anything)
+        return answer(req, hits, window, abstain, verdict.anything)
 
     async def _decay_applies(self, as_of: datetime) -> bool:
         """decay_score describes the memories as of the last maintenance run: a question

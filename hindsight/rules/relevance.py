@@ -35,7 +35,8 @@ is relevant. Both are fitted by benchmarks/relevance_fit.py on labelled pairs: t
 benchmark's questions and their gold memories, questions nothing answers, LoCoMo questions
 asked of their own conversation and of another one (which cannot answer them), and the
 hooks' prompts; part of each kind is kept aside and only measured. Recall says nothing
-relevant is remembered below `RELEVANT_AT`; a hit below `HIT_AT`, or below `BEST_SHARE` of
+relevant is remembered below `RELEVANT_AT` (`says_nothing`: for a question that names a time,
+only if it also names something never stored); a hit below `HIT_AT`, or below `BEST_SHARE` of
 the best hit's probability, is not relevant (the prompt block leaves it out); the IDE hooks
 show nothing below `INJECT_AT`, and then only the hits from `INJECT_HIT`. A hit's
 `confidence` is its probability, never rising down the list.
@@ -127,6 +128,17 @@ COMMON = 0.05  # the least a question word weighs in coverage (one every memory 
 def probability(e: Evidence) -> float:
     """P(this memory is relevant | its evidence), by the fitted logistic model."""
     return _logistic(BIAS + sum(w * (x - c) for w, x, c in zip(WEIGHTS, e.vector(), CENTER)))
+
+
+def says_nothing(anything: float, named: bool, names_a_time: bool) -> bool:
+    """Whether recall says nothing relevant is remembered: the answer's probability is below
+    RELEVANT_AT. A question that names a time ("yesterday", 上周) asks what was written then,
+    often in few other words ("What did we work on yesterday?"): what was written then is its
+    answer, whatever the verdict — unless it also names something no memory holds ("our SOC 2
+    audit date this year"), which nothing written then, or ever, answers."""
+    if names_a_time and not named:
+        return False
+    return anything < RELEVANT_AT
 
 
 def hit_floor(probabilities: Sequence[float]) -> float:

@@ -54,3 +54,10 @@ async def test_a_changed_fact_is_marked_or_left_out_and_test_notes_stay_out(reca
 async def test_a_question_nothing_answers_gets_an_empty_block(recall, store):
     block = await recall.retrieve("a", "Tabs or spaces?", as_of=NOW, format="prompt")
     assert block["ids"] == [] and block["nothing_relevant"], block
+
+
+async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_it_names_the_unstored(recall, store):
+    then = await recall.retrieve("a", "What did we change the day before yesterday?", as_of=NOW, format="prompt")
+    assert "nothing_relevant" not in then and store["new"] in then["ids"], then
+    unstored = await recall.retrieve("a", "What is our SOC 2 audit date this year?", as_of=NOW, format="prompt")
+    assert unstored["time_window"] is not None and unstored["nothing_relevant"] and unstored["ids"] == [], unstored

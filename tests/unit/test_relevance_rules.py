@@ -58,3 +58,14 @@ def test_a_translation_counts_its_covered_words_across_scripts():
 
 def test_an_answer_with_no_hits_is_not_relevant():
     assert relevance.question_probability(relevance.question_vector([])) < relevance.RELEVANT_AT
+
+
+def test_a_question_that_names_a_time_is_answered_unless_it_names_something_never_stored():
+    low, high = relevance.RELEVANT_AT / 2, min(1.0, relevance.RELEVANT_AT * 2)
+    assert relevance.says_nothing(low, named=False, names_a_time=False)
+    assert not relevance.says_nothing(high, named=True, names_a_time=False)
+    # "What did we work on yesterday?": what was written then answers it, whatever the verdict
+    assert not relevance.says_nothing(0.0, named=False, names_a_time=True)
+    # "What is our SOC 2 audit date this year?": nothing written then, or ever, answers it
+    assert relevance.says_nothing(low, named=True, names_a_time=True)
+    assert not relevance.says_nothing(high, named=True, names_a_time=True)
