@@ -11,11 +11,13 @@ an irrelevant one above a relevant one.
    multilingual-e5 scores same-language pairs higher); keyword: BM25 over the best
    BM25 of the query. α = 0.6.
 2. Evidence multiplies relevance, so it scales with it:
-       s = rel · (1 + time + tools + session)
+       s = rel · (1 + time + tools + session + trouble)
    time: inside the window the query names ("yesterday", "上周"), for candidates at least
    `time_floor` as relevant as the best one; tools: the memory used a tool the caller is
    about to use (more if it failed with it: failures first among comparably relevant
-   memories); session: the caller's session or task type.
+   memories); session: the caller's session or task type; trouble: a record of a failure
+   (its error, or an outcome of failed or fixed) for a question about what went wrong, why,
+   or how it was fixed (rules/trouble.py).
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
    (a reply often holds what its question asked).
@@ -77,6 +79,7 @@ class Weights:
     time_floor: float = 0.6  # ... for candidates at least this share of the best relevance
     tools: float = 0.2  # the memory used a tool the caller names
     tool_failure: float = 0.15  # ... and recorded a failure with it
+    trouble: float = 0.3  # a record of a failure, for a question about one (rules.trouble)
     session: float = 0.5  # the caller's session or task type
     close_context: float = 0.3  # neighbour written within `close_minutes` in the session
     session_context: float = 0.2  # any neighbour in the session
@@ -111,6 +114,7 @@ class Candidate:
     in_window: bool = False
     uses_tool: bool = False
     tool_failed: bool = False
+    trouble: bool = False  # records a failure, and the question asks about one (rules.trouble)
     same_session: bool = False
     prev: object = None  # neighbours in the session and minutes apart
     prev_minutes: float | None = None
@@ -155,6 +159,9 @@ def evidence(cands: Sequence[Candidate], w: Weights) -> None:
             tools = w.tools + (w.tool_failure if c.tool_failed else 0.0)
             boost += tools
             c.parts["tools"] = tools
+        if c.trouble:
+            boost += w.trouble
+            c.parts["trouble"] = w.trouble
         if c.same_session:
             boost += w.session
             c.parts["session"] = w.session

@@ -31,6 +31,7 @@ from hindsight.rules import (
     privacy,
     text,
     timeparse,
+    trouble,
 )
 from hindsight.rules import validate as v
 
@@ -58,6 +59,7 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "query_words": bilingual.query_words,
     "lexical_key": dedup.lexical_key,
     "points_at_project": deixis.points_at_project,
+    "asks_about_trouble": trouble.asks_about_trouble,
 }
 
 
