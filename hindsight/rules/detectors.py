@@ -278,10 +278,20 @@ _EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9
 _SSH_BEFORE = re.compile(r"\b(?:ssh|scp|sftp|rsync|mosh|autossh|ssh-copy-id)(?:\s+(?:-\S+|\d+|\S*[/~=]\S*))*\s+$")
 
 
+_SSH_NAMES = ("ssh", "scp", "sftp", "rsync", "mosh")  # each command's name holds one of these
+
+
+def _after_ssh(before: str) -> bool:
+    """Whether `before` ends in an ssh-family command and its options. The names are looked
+    for first (a substring test): the pattern alone, tried at each of 80 places before each
+    of thousands of addresses, was most of the time a text of addresses took."""
+    return any(name in before for name in _SSH_NAMES) and _SSH_BEFORE.search(before) is not None
+
+
 def _emails(text: str) -> Iterator[Span]:
     for m in _EMAIL.finditer(text):
         before, after = text[max(0, m.start() - 80) : m.start()], text[m.end() : m.end() + 1]
-        if after == ":" or before.endswith("://") or _SSH_BEFORE.search(before):
+        if after == ":" or before.endswith("://") or _after_ssh(before):
             continue  # git@host:repo, ssh://git@host, ssh user@host: an account on a host, not a mailbox
         yield m.start(), m.end(), "email"
 
