@@ -5,6 +5,7 @@ words are read once."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -48,14 +49,17 @@ def judge(
     words: Words,
     lexicon: Any,
     open_projects: Sequence[str] = (),
+    time_words: str = "",
 ) -> Verdict:
     """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
     verdict on them all: how likely anything among them is relevant, and whether the question
-    names something never stored."""
+    names something never stored. `time_words`: the words that named a time ("last Thursday"),
+    which name nothing stored however they are written."""
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
     question = subject_words(query, translate)
     query_cjk = cjk_share(query) >= CJK_TEXT
-    named = relevance.names_unknown(query, words.unknown)
+    asked = re.sub(re.escape(time_words), " ", query, count=1, flags=re.IGNORECASE) if time_words else query
+    named = relevance.names_unknown(asked, words.unknown)
     judged = []
     for rank, hit in enumerate(hits, 1):
         covered, missing = relevance.coverage(question, hit["content"], translate, words.rarity)

@@ -96,8 +96,8 @@ class Recall:
         if self.reranker is not None:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
-        cosines = [c for c, _ in found.cosines.values()]
-        verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects)
+        cosines, said = [c for c, _ in found.cosines.values()], window.matched if window else ""
+        verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects, said)
         abstain = nothing_relevant(verdict, names_a_time=window is not None)
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(

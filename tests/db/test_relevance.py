@@ -59,5 +59,8 @@ async def test_a_question_nothing_answers_gets_an_empty_block(recall, store):
 async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_it_names_the_unstored(recall, store):
     then = await recall.retrieve("a", "What did we change the day before yesterday?", as_of=NOW, format="prompt")
     assert "nothing_relevant" not in then and store["new"] in then["ids"], then
+    # the words that name the time name nothing never stored, however they are written
+    weekday = await recall.retrieve("a", "Remind me what I worked on last Wednesday", as_of=NOW, format="prompt")
+    assert "nothing_relevant" not in weekday and store["new"] in weekday["ids"], weekday
     unstored = await recall.retrieve("a", "What is our SOC 2 audit date this year?", as_of=NOW, format="prompt")
     assert unstored["time_window"] is not None and unstored["nothing_relevant"] and unstored["ids"] == [], unstored
