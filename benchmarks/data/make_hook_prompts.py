@@ -138,15 +138,47 @@ NONE = [  # (project, lang, prompt)
 ]
 
 
-def main() -> None:
+# Prompts that name a time, written to hook_time_prompts.jsonl (2026-12-03, before the hook's
+# rule for them was run): the benchmark's quarter ends on Monday 1 June 2026 (its DEFAULT_NOW,
+# which hooks_replay.py moves to now), so "last week" is 25-31 May, "on Friday" 29 May. Nothing
+# was written on 30 or 31 May; no SOC 2 audit, EKS upgrade or stand-up was ever stored.
+TIME_RELEVANT = [  # (project, lang, prompt, gold)
+    ("basket", "en", "What did we get done on basket last week?", ["b034", "z027"]),
+    ("basket", "en", "What did I finish on Friday?", ["z027", "i033"]),
+    ("courier", "zh", "上周 courier 有哪些变动？", ["n038", "n042"]),
+    ("granary", "en", "Remind me what I worked on last Thursday", ["a062"]),
+    ("granary", "zh", "上周值班遗留了哪些事？", ["z020", "a062"]),
+    ("infra", "en", "What did Kwame propose at last week's sync?", ["i033"]),
+    ("courier", "en", "What did we change in courier's config last week?", ["n042"]),
+    ("basket", "zh", "上周 basket 的 Android 埋点问题是怎么修的？", ["b034"]),
+]
+TIME_NONE = [  # (project, lang, prompt)
+    ("courier", "en", "What did we do yesterday?"),
+    ("granary", "en", "What is our SOC 2 audit date this year?"),
+    ("basket", "zh", "今年的安全审计是哪一天？"),
+    ("infra", "en", "Which Kubernetes version did we upgrade the EKS cluster to last week?"),
+    ("courier", "zh", "昨天的站会上说了什么？"),
+]
+
+
+def _rows(relevant: list, none: list) -> list[dict]:
     rows = []
-    for kind, items in (("relevant", RELEVANT), ("none", [(*i, []) for i in NONE])):
+    for kind, items in (("relevant", relevant), ("none", [(*i, []) for i in none])):
         for n, (project, lang, prompt, gold) in enumerate(items):
             rows.append({"kind": kind, "set": "fit" if n % 2 == 0 else "check", "project": project, "lang": lang,
                          "prompt": prompt, "gold": gold})  # fmt: skip
-    out = Path(__file__).with_name("hook_prompts.jsonl")
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    print(f"{out}: {len(rows)} prompts, {len(RELEVANT)} with a relevant memory, {len(NONE)} without")
+    return rows
+
+
+def main() -> None:
+    for name, relevant, none in (
+        ("hook_prompts.jsonl", RELEVANT, NONE),
+        ("hook_time_prompts.jsonl", TIME_RELEVANT, TIME_NONE),
+    ):
+        rows = _rows(relevant, none)
+        out = Path(__file__).with_name(name)
+        out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        print(f"{out}: {len(rows)} prompts, {len(relevant)} with a relevant memory, {len(none)} without")
 
 
 if __name__ == "__main__":
