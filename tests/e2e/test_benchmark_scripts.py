@@ -42,6 +42,7 @@ NEEDS_SHARED = [  # the shared benchmark data beside the checkout
     ("locomo.py", ["--convs", "conv-30"], "R@10"),
     ("abstention.py", ["--limit", "6"], "empty prompt"),
     ("hooks_replay.py", ["--limit", "24"], "latency of a hook call"),
+    ("hook_time.py", [], "prompts that name a time"),
     ("relevance_fit.py", ["--limit", "8", "--pairs", "{tmp}/pairs.jsonl"], "RELEVANT_AT"),
 ]
 HELPERS = {"corpus.py", "locomo_adapter.py"}  # imported or launched by the scripts above
