@@ -30,7 +30,6 @@ CANDIDATES = 50  # per channel
 POSTINGS_PER_TERM = 1000  # BM25 reads at most this many postings of each query term
 DECAY_CLOCK_SECONDS = 60  # how long the time of the last decay run is cached
 PLAN_SECONDS = 60  # how long an agent's vector plan (exact scan or index) is cached
-FAILED_OUTCOMES = ("failure", "failed", "error")
 
 AccessHook = Callable[[str, list, datetime], None]
 RERANK_DEPTH = 3  # a reranker sees top_k × this many ranked candidates
@@ -322,7 +321,7 @@ def _candidate(row, req: Request, keyword_found: dict, window: timeparse.Window 
     }
     if channel:
         channels.add(channel)
-    failed = uses_tool and (meta.get("outcome") in FAILED_OUTCOMES or "error" in meta)
+    failed = uses_tool and trouble.records_failure(meta)
     return scoring.Candidate(
         id=row["id"],
         similarity=0.0,
