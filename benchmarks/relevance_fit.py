@@ -83,7 +83,7 @@ def _locomo_lines(conv: dict) -> list[str]:
 
 async def _ask(s, agent: str, query: str, gold: set[str], **options) -> list[dict]:
     answer = await s.recall.retrieve(agent, query, top_k=10, **options)
-    if answer.get("time_window"):  # a question that names a time always has an answer: not judged
+    if answer.get("time_window"):  # not judged: what was written then answers it (relevance.says_nothing)
         return []
     return [
         {"evidence": h["evidence"], "gold": (h["metadata"] or {}).get("external_id") in gold}

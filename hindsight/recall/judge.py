@@ -5,13 +5,12 @@ words are read once."""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from ..rules import bilingual, relevance
 from ..rules.changes import subject_words
-from ..rules.text import cjk_share
+from ..rules.text import CJK, cjk_share
 
 CJK_TEXT = 0.3  # a text counts as written in a CJK script from this cjk_share (rules.changes)
 
@@ -53,13 +52,13 @@ def judge(
 ) -> Verdict:
     """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
     verdict on them all: how likely anything among them is relevant, and whether the question
-    names something never stored. `time_words`: the words that named a time ("last Thursday"),
-    which name nothing stored however they are written."""
+    names something never stored. `time_words`: the words that named a time ("last Thursday",
+    前天), which name nothing stored however they are written."""
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
     question = subject_words(query, translate)
     query_cjk = cjk_share(query) >= CJK_TEXT
-    asked = re.sub(re.escape(time_words), " ", query, count=1, flags=re.IGNORECASE) if time_words else query
-    named = relevance.names_unknown(asked, words.unknown)
+    unknown = [w for w in words.unknown if not _says_time(w, time_words)]
+    named = relevance.names_unknown(query, unknown)
     judged = []
     for rank, hit in enumerate(hits, 1):
         covered, missing = relevance.coverage(question, hit["content"], translate, words.rarity)
@@ -83,7 +82,21 @@ def judge(
             name: round(value, 4) if isinstance(value, float) else value
             for name, value in zip(relevance.NAMES, evidence.vector())
         }
+    if time_words:  # the answer abstains only if the question names something (relevance.says_nothing): a
+        # Chinese word counts where the lexicon knows it, not what the segmenter leaves (改了, 有没有)
+        zh = lexicon.zh_en if lexicon is not None else {}
+        named = relevance.names_unknown(query, [w for w in unknown if not CJK.search(w) or w in zh])
     return Verdict(relevance.question_probability(relevance.question_vector(judged)), named)
+
+
+def _says_time(word: str, time_words: str) -> bool:
+    """Whether a question word is one of the words that named its time ("Thursday" in "last
+    Thursday", 上周 in 上上周)."""
+    if not time_words:
+        return False
+    if CJK.search(word):
+        return word in time_words
+    return word.lower() in time_words.lower().split()
 
 
 def _project(project: str | None, open_projects: Sequence[str]) -> int:

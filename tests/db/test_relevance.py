@@ -62,5 +62,7 @@ async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_it
     # the words that name the time name nothing never stored, however they are written
     weekday = await recall.retrieve("a", "Remind me what I worked on last Wednesday", as_of=NOW, format="prompt")
     assert "nothing_relevant" not in weekday and store["new"] in weekday["ids"], weekday
+    zh = await recall.retrieve("a", "前天改了什么？", as_of=NOW, format="prompt")  # 前天: no memory holds it
+    assert "nothing_relevant" not in zh and store["new"] in zh["ids"], zh
     unstored = await recall.retrieve("a", "What is our SOC 2 audit date this year?", as_of=NOW, format="prompt")
     assert unstored["time_window"] is not None and unstored["nothing_relevant"] and unstored["ids"] == [], unstored
