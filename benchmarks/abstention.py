@@ -21,8 +21,10 @@ import os
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import Iterator
 
 HERE = Path(__file__).parent
 
@@ -75,11 +77,24 @@ def main() -> None:
     if args.limit:
         queries, unanswerable = queries[: args.limit], unanswerable[: args.limit]
 
+    with bench_database(ide, memories, "hs-abstain-") as (settings, url):
+        for sweep in args.sweep or [{}]:
+            none = asyncio.run(ask(url, settings, ide.AGENT, unanswerable, ide.DEFAULT_NOW, sweep))
+            some = asyncio.run(ask(url, settings, ide.AGENT, queries, ide.DEFAULT_NOW, sweep))
+            if sweep:
+                print(f"\nweights {sweep}")
+            report(none, some, args.dump, lambda bench_id: str(ide.mem_uuid(bench_id)))
+
+
+@contextmanager
+def bench_database(ide, memories: list[dict], prefix: str) -> Iterator[tuple]:
+    """The IDE benchmark's memories, imported as its runner writes them (live-like lines through
+    `hindsight import`), in a fresh embedded database: (settings, url), released afterwards."""
     from hindsight.config import Settings
     from hindsight.data import bootstrap
     from hindsight.data import pg_embedded as embedded
 
-    with tempfile.TemporaryDirectory(prefix="hs-abstain-") as home:
+    with tempfile.TemporaryDirectory(prefix=prefix) as home:
         env = {**os.environ, "HINDSIGHT_HOME": home}
         env.pop("HINDSIGHT_DATABASE_URL", None)
         lines, _ = ide.import_lines(memories, "live-like", set(), None, project_field=True)
@@ -90,14 +105,8 @@ def main() -> None:
         os.environ.update(HINDSIGHT_HOME=home)
         os.environ.pop("HINDSIGHT_DATABASE_URL", None)
         settings = Settings.from_env()
-        url = bootstrap.prepare(settings)
         try:
-            for sweep in args.sweep or [{}]:
-                none = asyncio.run(ask(url, settings, ide.AGENT, unanswerable, ide.DEFAULT_NOW, sweep))
-                some = asyncio.run(ask(url, settings, ide.AGENT, queries, ide.DEFAULT_NOW, sweep))
-                if sweep:
-                    print(f"\nweights {sweep}")
-                report(none, some, args.dump, lambda bench_id: str(ide.mem_uuid(bench_id)))
+            yield settings, bootstrap.prepare(settings)
         finally:
             embedded.release()
 

@@ -17,16 +17,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
 import sys
-import tempfile
 from datetime import datetime
 from pathlib import Path
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from abstention import load_bench  # noqa: E402
+from abstention import bench_database, load_bench  # noqa: E402
 
 
 async def ask(url, settings, ide, prompts) -> list[tuple[dict, list[str]]]:
@@ -57,25 +54,8 @@ def main() -> None:
     ide, memories, _ = load_bench(Path(args.bench))
     prompts = [json.loads(x) for x in open(HERE / "data" / "hook_time_prompts.jsonl", encoding="utf-8")]
 
-    from hindsight.config import Settings
-    from hindsight.data import bootstrap
-    from hindsight.data import pg_embedded as embedded
-
-    with tempfile.TemporaryDirectory(prefix="hs-hook-time-") as home:
-        env = {**os.environ, "HINDSIGHT_HOME": home}
-        env.pop("HINDSIGHT_DATABASE_URL", None)
-        lines, _ = ide.import_lines(memories, "live-like", set(), None, project_field=True)
-        path = Path(home) / "import.jsonl"
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        exe = Path(sys.executable).parent / "hindsight"
-        subprocess.run([str(exe), "import", str(path), "--agent", ide.AGENT], check=True, env=env, capture_output=True)
-        os.environ.update(HINDSIGHT_HOME=home)
-        os.environ.pop("HINDSIGHT_DATABASE_URL", None)
-        settings = Settings.from_env()
-        try:
-            rows = asyncio.run(ask(bootstrap.prepare(settings), settings, ide, prompts))
-        finally:
-            embedded.release()
+    with bench_database(ide, memories, "hs-hook-time-") as (settings, url):
+        rows = asyncio.run(ask(url, settings, ide, prompts))
     print(f"prompts that name a time: {len(rows)}")
     print(f"{'lang':<4} | {'relevant: gold in block':>24} | {'none: block empty':>18} | {'shown per prompt':>16}")
     for lang in ("en", "zh", "all"):
