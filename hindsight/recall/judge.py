@@ -82,8 +82,8 @@ def judge(
             name: round(value, 4) if isinstance(value, float) else value
             for name, value in zip(relevance.NAMES, evidence.vector())
         }
-    if time_words:  # the answer abstains only if the question names something (relevance.says_nothing): a
-        # Chinese word counts where the lexicon knows it, not what the segmenter leaves (改了, 有没有)
+    if time_words:  # such an answer abstains only if the question names something (relevance.says_nothing):
+        # there a Chinese word counts where the lexicon knows it, not what the segmenter leaves (改了, 有没有)
         zh = lexicon.zh_en if lexicon is not None else {}
         named = relevance.names_unknown(query, [w for w in unknown if not CJK.search(w) or w in zh])
     return Verdict(relevance.question_probability(relevance.question_vector(judged)), named)

@@ -16,8 +16,8 @@ an irrelevant one above a relevant one.
    `time_floor` as relevant as the best one; tools: the memory used a tool the caller is
    about to use (more if it failed with it: failures first among comparably relevant
    memories); session: the caller's session or task type; trouble: a record of a failure
-   (its error, or an outcome of failure, failed, error or fixed) for a question about what went wrong, why,
-   or how it was fixed (rules/trouble.py).
+   (its error, or an outcome of failure, failed, error or fixed) for a question about what
+   went wrong, why, or how it was fixed (rules/trouble.py).
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
    (a reply often holds what its question asked).
