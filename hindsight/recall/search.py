@@ -17,7 +17,7 @@ from ..config import local_zone
 from ..data import lexicon
 from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
-from ..rules import bilingual, scoring, timeparse, trouble
+from ..rules import bilingual, scoring, speakers, timeparse, trouble
 from ..rules.text import cjk_share, keyword_text
 from .answer import answer
 from .judge import Words, judge, nothing_relevant
@@ -347,6 +347,7 @@ def _candidate(row, req: Request, keyword_found: dict, window: timeparse.Window 
         other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects),
         pointed=row["project"] is not None and row["project"] == req.pointed_at,
         trouble=req.troubled and trouble.records_trouble(meta),
+        said=speakers.said_by_named(req.query, meta),
     )
 
 

@@ -27,7 +27,9 @@ an irrelevant one above a relevant one.
    named as likely replaced when it was stored, drops to a third of it — an unlinked
    change ranks under its successor, and recall names the successor (`possibly_outdated_by`).
 5. Small priors: importance ±2 % a step, decay (0.85 + 0.15 · decay_score), 0.85 for
-   memories the guard marked low-trust. No length prior: a short fact is a real fact.
+   memories the guard marked low-trust, 1 + `speaker` (1.3) for what a person the question
+   names said (metadata `speaker`; rules/speakers.py). After the context step, so the turns
+   around a person's words do not borrow the boost. No length prior: a short fact is a real fact.
 6. Project: with a project open (the client's roots), another project's memory counts at
    `other_project` (0.35): the open project's and global memories rank as before, and a
    lesson from another repository still comes first when it is clearly the best match.
@@ -80,6 +82,7 @@ class Weights:
     tools: float = 0.2  # the memory used a tool the caller names
     tool_failure: float = 0.15  # ... and recorded a failure with it
     trouble: float = 0.3  # a record of a failure, for a question about one (rules.trouble)
+    speaker: float = 0.3  # what a person the question names said (rules.speakers)
     session: float = 0.5  # the caller's session or task type
     close_context: float = 0.3  # neighbour written within `close_minutes` in the session
     session_context: float = 0.2  # any neighbour in the session
@@ -115,6 +118,7 @@ class Candidate:
     uses_tool: bool = False
     tool_failed: bool = False
     trouble: bool = False  # records a failure, and the question asks about one (rules.trouble)
+    said: bool = False  # said by a person the question names (rules.speakers)
     same_session: bool = False
     prev: object = None  # neighbours in the session and minutes apart
     prev_minutes: float | None = None
@@ -224,6 +228,9 @@ def priors(cands: Iterable[Candidate], w: Weights, use_decay: bool) -> None:
             factor *= (1 - w.decay_weight) + w.decay_weight * c.decay
         if c.low_trust:
             factor *= w.low_trust
+        if c.said:
+            factor *= 1 + w.speaker
+            c.parts["speaker"] = w.speaker
         if c.pointed:
             factor *= w.pointed
             c.parts["pointed"] = w.pointed

@@ -42,7 +42,7 @@ Importance = Annotated[
 ]
 Metadata = Annotated[
     dict[str, Any] | None,
-    Field(description=("JSON object; well-known keys: task_type, outcome, tools_used, entities, error")),
+    Field(description=("JSON object; well-known keys: task_type, outcome, tools_used, entities, error, speaker")),
 ]
 Names = Annotated[list[Annotated[str, Field(max_length=v.MAX_TAG_CHARS)]] | None, Field(max_length=v.MAX_TAGS)]
 Flag = Annotated[bool, Field(description="true or false")]
