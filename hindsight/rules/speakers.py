@@ -29,7 +29,7 @@ def _named(question: str, person: str) -> bool:
     # ("Caroline's" counts, "Carolines" does not); as the name is written ("Will" is not
     # "will"), unless the question is typed all in lower case
     first = person.split()[0]
-    names = {person, first} if len(first) >= 2 else {person}
+    names = {person, first} if len(first) >= 2 and first[-1].isalnum() else {person}  # not "Dr."
     flags = re.IGNORECASE if question == question.lower() else 0
     return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", question, flags) for n in names)
 

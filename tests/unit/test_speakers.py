@@ -31,6 +31,7 @@ def test_a_question_names_the_speaker(question, speaker):
         ("What do Melanie's kids like?", {"speaker": "Caroline"}),
         ("Which Carolines were at the party?", {"speaker": "Caroline"}),  # not the name alone
         ("When will Ines cut the release?", {"speaker": "Will"}),  # "will" is not Will
+        ("What did Dr. Patel prescribe?", {"speaker": "Dr. Smith"}),  # a title is not a name
         ("陈昊对 finance marts 有什么要求？", {"speaker": "昊"}),  # one character is not a name
         ("What did Caroline say?", {"speaker": ["Caroline"]}),  # not a well-formed speaker
         ("What did Caroline say?", {"author": "Caroline"}),
