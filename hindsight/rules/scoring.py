@@ -28,8 +28,10 @@ an irrelevant one above a relevant one.
    change ranks under its successor, and recall names the successor (`possibly_outdated_by`).
 5. Small priors: importance ±2 % a step, decay (0.85 + 0.15 · decay_score), 0.85 for
    memories the guard marked low-trust, 1 + `speaker` (1.3) for what a person the question
-   names said (metadata `speaker`; rules/speakers.py). After the context step, so the turns
-   around a person's words do not borrow the boost. No length prior: a short fact is a real fact.
+   names said (metadata `speaker`; rules/speakers.py), `asking` (0.9) for a memory that ends
+   by asking ("Did you paint anything last weekend?": it shares the question's words, its
+   answer holds what was asked). After the context step, so the turns around a person's
+   words do not borrow the boost. No length prior: a short fact is a real fact.
 6. Project: with a project open (the client's roots), another project's memory counts at
    `other_project` (0.35): the open project's and global memories rank as before, and a
    lesson from another repository still comes first when it is clearly the best match.
@@ -83,6 +85,7 @@ class Weights:
     tool_failure: float = 0.15  # ... and recorded a failure with it
     trouble: float = 0.3  # a record of a failure, for a question about one (rules.trouble)
     speaker: float = 0.3  # what a person the question names said (rules.speakers)
+    asking: float = 0.9  # a memory that ends by asking (a question holds less than its answer)
     session: float = 0.5  # the caller's session or task type
     close_context: float = 0.3  # neighbour written within `close_minutes` in the session
     session_context: float = 0.2  # any neighbour in the session
@@ -228,6 +231,9 @@ def priors(cands: Iterable[Candidate], w: Weights, use_decay: bool) -> None:
             factor *= (1 - w.decay_weight) + w.decay_weight * c.decay
         if c.low_trust:
             factor *= w.low_trust
+        if asks(c.text):
+            factor *= w.asking
+            c.parts["asking"] = w.asking
         if c.said:
             factor *= 1 + w.speaker
             c.parts["speaker"] = w.speaker
@@ -238,6 +244,11 @@ def priors(cands: Iterable[Candidate], w: Weights, use_decay: bool) -> None:
             factor *= w.other_project
             c.parts["other_project"] = w.other_project
         c.score *= factor
+
+
+def asks(text: str) -> bool:
+    """Whether a memory ends by asking ("What did you paint?", "你试过重启吗？")."""
+    return text.rstrip().endswith(("?", "？"))
 
 
 def rank(

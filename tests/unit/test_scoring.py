@@ -73,6 +73,33 @@ def test_low_trust_memories_sink_a_little():
     assert rank([poisoned, trusted, Candidate("x", similarity=0.7)])[0] == "trusted"
 
 
+@pytest.mark.parametrize(
+    "text, asking",
+    [
+        ("Caroline: What did you paint last weekend?", True),
+        ("你试过重启吗？", True),
+        ("Is the staging VPN still up?  ", True),
+        ("What? No, it moved to vpn-new.", False),
+        ("The build uses Python 3.12.", False),
+        ("", False),
+    ],
+)
+def test_a_memory_that_ends_by_asking(text, asking):
+    assert scoring.asks(text) is asking
+
+
+def test_a_memory_that_asks_yields_to_a_comparable_one_that_tells():
+    def ranked(**weights):
+        asked = Candidate("asked", similarity=0.86, keyword=5.0, text="Did you paint anything last weekend?")
+        told = Candidate("told", similarity=0.855, keyword=4.8, text="I painted a sunset over the lake.")
+        clear = Candidate("clear", similarity=0.90, keyword=8.0, text="Which brush do you use for skies?")
+        filler = [Candidate(f"f{i}", similarity=0.78 + 0.002 * i, keyword=0.5) for i in range(5)]
+        return rank([asked, told, clear, *filler], weights=scoring.Weights(**weights))
+
+    assert ranked()[:3] == ["clear", "told", "asked"]  # a clearly better question still leads
+    assert ranked(asking=1.0)[:3] == ["clear", "asked", "told"]
+
+
 def test_a_reply_borrows_from_its_question():
     question = Candidate("q", similarity=0.90, keyword=9.0, next="a", next_minutes=0.0)
     answer = Candidate("a", similarity=0.82, keyword=0.0, prev="q", prev_minutes=0.0)
