@@ -83,21 +83,35 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
         lines.append(("tools", p["tools"], "boost: used a tool you named (more when it failed with it)"))
     if "session" in p:
         lines.append(("session", p["session"], "boost: the session or task type you named"))
+    if "trouble" in p:
+        lines.append(("trouble", p["trouble"], "boost: records a failure, for a question about one"))
     if "context" in p:
         lines.append(("context", p["context"], "added: borrowed from a neighbour in its session"))
+    for part, means in PRIORS.items():
+        if part in p:
+            lines.append((part, p[part], means))
     return lines
+
+
+PRIORS = {  # score parts that multiply the score after the context step (rules/scoring.py, step 5-6)
+    "speaker": "prior: × (1 + this): said by a person the query names",
+    "asking": "prior: × this: it ends by asking (its answer holds more)",
+    "pointed": 'prior: × this: the open project\'s, for a query that points at it ("this repo")',
+    "other_project": "prior: × this: another project's than the open one",
+}
 
 
 def formula(hit: dict[str, Any]) -> str:
     """How the parts became the score, with this hit's numbers."""
     p = hit.get("score_parts", {})
-    boosts = [k for k in ("time", "tools", "session") if k in p]
+    boosts = [k for k in ("time", "tools", "trouble", "session") if k in p]
     text = f"score {hit.get('score', 0):.3f} ≈ relevance {p.get('relevance', 0):.3f}"
     if boosts:
         text += " × (1 + " + " + ".join(f"{k} {p[k]:g}" for k in boosts) + ")"
     if "context" in p:
         text += f" + context {p['context']:.3f}"
-    text += ", then small priors (importance ±2 % a step, decay, low trust)"
+    text += ", then small priors (importance ±2 % a step, decay, low trust"
+    text += "".join(f", {k} {p[k]:g}" for k in PRIORS if k in p) + ")"
     if hit.get("possibly_outdated_by"):
         text += "; capped under the newer memory that says it changed"
     return text

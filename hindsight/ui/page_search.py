@@ -87,7 +87,17 @@ def _results(c: Ctx, result: dict[str, Any]) -> Safe:
 
 
 EVERY_PART = {
-    "score_parts": {"dense": 0, "keyword": 0, "relevance": 0, "time": 0, "tools": 0, "session": 0, "context": 0}
+    "score_parts": {
+        "dense": 0,
+        "keyword": 0,
+        "relevance": 0,
+        "time": 0,
+        "tools": 0,
+        "session": 0,
+        "trouble": 0,
+        "context": 0,
+        **{part: 0 for part in explain.PRIORS},
+    }
 }
 
 
