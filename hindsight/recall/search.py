@@ -17,9 +17,10 @@ from ..config import local_zone
 from ..data import lexicon
 from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
-from ..rules import bilingual, scoring, speakers, timeparse, trouble
+from ..rules import bilingual, scoring, timeparse
 from ..rules.text import cjk_share, keyword_text
 from .answer import answer
+from .candidates import candidate, link_neighbours
 from .judge import Words, judge, nothing_relevant
 from .request import Hints, Request, check
 from .result import MEMORY_FIELDS, RecallResult
@@ -239,7 +240,7 @@ class Recall:
     ) -> list[dict[str, Any]]:
         """Candidates ranked, best first, as hits (built lazily: callers keep the first few)."""
         cands = [h.candidate(req, found, window) for h in held]
-        _link_neighbours(cands)
+        link_neighbours(cands)
         rows = [h.record for h in held]
         embeddings = {r["id"]: r["embedding"] for r in rows}
 
@@ -284,71 +285,18 @@ class _Held(NamedTuple):
     unit_embedding: np.ndarray | None = None
 
     def prepared(self, req: Request, keyword: dict, window: timeparse.Window | None) -> "_Held":
-        return self._replace(early=_candidate(self.record, req, keyword, window), unit_embedding=self.unit())
+        return self._replace(early=candidate(self.record, req, keyword, window), unit_embedding=self.unit())
 
     def unit(self) -> np.ndarray:
         return self.unit_embedding if self.unit_embedding is not None else _unit(self.record["embedding"])
 
     def candidate(self, req: Request, found: _Found, window: timeparse.Window | None) -> scoring.Candidate:
         key = (self.record["agent_id"], self.record["id"])
-        c = self.early if self.early is not None else _candidate(self.record, req, found.keyword, window)
+        c = self.early if self.early is not None else candidate(self.record, req, found.keyword, window)
         c.similarity, by_vector = found.cosines[key]
         if by_vector:
             c.channels.add("vector")
         return c
-
-
-def _candidate(row, req: Request, keyword_found: dict, window: timeparse.Window | None) -> scoring.Candidate:
-    """What ranking reads of a row, but its cosine to the query (_Held.candidate sets it)."""
-    meta = row["metadata"] or {}
-    key = (row["agent_id"], row["id"])
-    channel, keyword = keyword_found.get(key, (None, 0.0))
-    tools_used = meta.get("tools_used") if isinstance(meta.get("tools_used"), list) else []
-    uses_tool = bool(req.tools) and any(isinstance(t, str) and t.lower() in req.tools for t in tools_used)
-    same_session = bool(
-        (req.session_id and row["session_id"] == req.session_id)
-        or (req.task_type and meta.get("task_type") == req.task_type)
-    )
-    in_window = window is not None and window.start <= row["created_at"] < window.end
-    channels = {
-        name
-        for name, on in (
-            ("time", in_window),
-            ("tools", uses_tool),
-            ("recent", same_session),
-        )
-        if on
-    }
-    if channel:
-        channels.add(channel)
-    failed = uses_tool and trouble.records_failure(meta)
-    return scoring.Candidate(
-        id=row["id"],
-        similarity=0.0,
-        keyword=keyword,
-        created_at=row["created_at"],
-        memory_type=row["memory_type"],
-        importance=row["importance"],
-        decay=float(row["decay_score"]),
-        cjk=cjk_share(row["content"]),
-        text=row["content"],
-        low_trust="low_trust" in (row["flags"] or ()),
-        in_window=in_window,
-        uses_tool=uses_tool,
-        tool_failed=failed,
-        same_session=same_session,
-        prev=row["prev"],
-        prev_minutes=_minutes(row["prev_minutes"]),
-        next=row["next"],
-        next_minutes=_minutes(row["next_minutes"]),
-        channels=channels,
-        replaces=frozenset(row["likely_replaces"] or ()),
-        project=row["project"],
-        other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects),
-        pointed=row["project"] is not None and row["project"] == req.pointed_at,
-        trouble=req.troubled and trouble.records_trouble(meta),
-        said=speakers.said_by_named(req.query, meta),
-    )
 
 
 def _array(vector: Any) -> np.ndarray:
@@ -371,22 +319,6 @@ def _merge(rows: dict[tuple, _Held], fetched: list, wanted: dict[tuple, bool]) -
         held = rows.get(key)
         if held is None or (strong and not held.strong):
             rows[key] = _Held(record, strong)
-
-
-def _minutes(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _link_neighbours(cands: list[scoring.Candidate]) -> None:
-    """The statement names each seed's neighbours; a neighbour learns the seed is its own."""
-    by_id = {c.id: c for c in cands}
-    for c in cands:
-        before = by_id.get(c.prev)
-        if before is not None and before.next is None:
-            before.next, before.next_minutes = c.id, c.prev_minutes
-        after = by_id.get(c.next)
-        if after is not None and after.prev is None:
-            after.prev, after.prev_minutes = c.id, c.next_minutes
 
 
 def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:

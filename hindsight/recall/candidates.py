@@ -1,0 +1,80 @@
+"""What ranking reads of a candidate's row (rules/scoring.py's Candidate): pure, the row and
+the request in, a Candidate out (its cosine to the query is set when the vector channel has
+answered)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rules import scoring, speakers, timeparse, trouble
+from ..rules.text import cjk_share
+from .request import Request
+
+
+def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window | None) -> scoring.Candidate:
+    """What ranking reads of a row, but its cosine to the query (_Held.candidate sets it)."""
+    meta = row["metadata"] or {}
+    key = (row["agent_id"], row["id"])
+    channel, keyword = keyword_found.get(key, (None, 0.0))
+    tools_used = meta.get("tools_used") if isinstance(meta.get("tools_used"), list) else []
+    uses_tool = bool(req.tools) and any(isinstance(t, str) and t.lower() in req.tools for t in tools_used)
+    same_session = bool(
+        (req.session_id and row["session_id"] == req.session_id)
+        or (req.task_type and meta.get("task_type") == req.task_type)
+    )
+    in_window = window is not None and window.start <= row["created_at"] < window.end
+    channels = {
+        name
+        for name, on in (
+            ("time", in_window),
+            ("tools", uses_tool),
+            ("recent", same_session),
+        )
+        if on
+    }
+    if channel:
+        channels.add(channel)
+    failed = uses_tool and trouble.records_failure(meta)
+    return scoring.Candidate(
+        id=row["id"],
+        similarity=0.0,
+        keyword=keyword,
+        created_at=row["created_at"],
+        memory_type=row["memory_type"],
+        importance=row["importance"],
+        decay=float(row["decay_score"]),
+        cjk=cjk_share(row["content"]),
+        text=row["content"],
+        low_trust="low_trust" in (row["flags"] or ()),
+        in_window=in_window,
+        uses_tool=uses_tool,
+        tool_failed=failed,
+        same_session=same_session,
+        prev=row["prev"],
+        prev_minutes=_minutes(row["prev_minutes"]),
+        next=row["next"],
+        next_minutes=_minutes(row["next_minutes"]),
+        channels=channels,
+        replaces=frozenset(row["likely_replaces"] or ()),
+        project=row["project"],
+        other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects),
+        pointed=row["project"] is not None and row["project"] == req.pointed_at,
+        trouble=req.troubled and trouble.records_trouble(meta),
+        said=speakers.said_by_named(req.query, meta),
+    )
+
+
+def _minutes(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def link_neighbours(cands: list[scoring.Candidate]) -> None:
+    """The statement names each seed's neighbours; a neighbour learns the seed is its own."""
+    by_id = {c.id: c for c in cands}
+    for c in cands:
+        before = by_id.get(c.prev)
+        if before is not None and before.next is None:
+            before.next, before.next_minutes = c.id, c.prev_minutes
+        after = by_id.get(c.next)
+        if after is not None and after.prev is None:
+            after.prev, after.prev_minutes = c.id, c.next_minutes
