@@ -47,6 +47,7 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
         text=row["content"],
         low_trust="low_trust" in (row["flags"] or ()),
         in_window=in_window,
+        recap=in_window and req.recap,
         uses_tool=uses_tool,
         tool_failed=failed,
         same_session=same_session,

@@ -83,6 +83,7 @@ class RecallResult:
     token_estimate: int
     open_projects: tuple[str, ...] = ()
     time_window: Window | None = None  # the time the question names
+    recap: bool = False  # ... and it asks what happened then (rules.recap)
     hits: tuple[Hit, ...] | None = None  # format json
     prompt: str | None = None  # format prompt
     ids: tuple[uuid.UUID, ...] = ()  # ... the memories the block shows
@@ -95,6 +96,8 @@ class RecallResult:
         if self.time_window is not None:
             w = self.time_window
             out["time_window"] = {"start": w.start.isoformat(), "end": w.end.isoformat(), "matched": w.matched}
+            if self.recap:
+                out["time_window"]["recap"] = True
         if self.prompt is not None:
             out.update(prompt=self.prompt, ids=[str(i) for i in self.ids], token_estimate=self.token_estimate)
             return out

@@ -74,10 +74,15 @@ def is_standing(memory: dict[str, Any]) -> bool:
 def worth_showing(answer: dict[str, Any], hit: dict[str, Any], shown: set[str], session_id: str | None) -> bool:
     """Whether a prompt's block may show this hit of recall's `answer`: the answer is surely
     relevant (rules.relevance.INJECT_AT: the block is added to every prompt, a doubtful one
-    costs more than it gives), the hit is too (INJECT_HIT), and the session has not seen it."""
-    if answer.get("nothing_relevant") or float(answer.get("relevance", 0.0)) < relevance.INJECT_AT:
+    costs more than it gives), the hit is too (INJECT_HIT), and the session has not seen it.
+    A prompt that asks what happened in the time it names ("What did I finish on Friday?",
+    rules.recap) is answered by what was written then, whatever the verdict on its few words."""
+    then = bool((answer.get("time_window") or {}).get("recap")) and "time" in (hit.get("channels") or ())
+    if answer.get("nothing_relevant") or (float(answer.get("relevance", 0.0)) < relevance.INJECT_AT and not then):
         return False
-    if not hit.get("relevant") or float(hit.get("relevance", 0.0)) < relevance.INJECT_HIT or str(hit["id"]) in shown:
+    if not hit.get("relevant") or str(hit["id"]) in shown:
+        return False
+    if float(hit.get("relevance", 0.0)) < relevance.INJECT_HIT and not then:
         return False
     return not (session_id and hit.get("session_id") == session_id)  # written in this session: in its context
 

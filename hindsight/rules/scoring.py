@@ -13,9 +13,10 @@ an irrelevant one above a relevant one.
 2. Evidence multiplies relevance, so it scales with it:
        s = rel · (1 + time + tools + session + trouble)
    time: inside the window the query names ("yesterday", "上周"), for candidates at least
-   `time_floor` as relevant as the best one; tools: the memory used a tool the caller is
-   about to use (more if it failed with it: failures first among comparably relevant
-   memories); session: the caller's session or task type; trouble: a record of a failure
+   `time_floor` as relevant as the best one (every one, at `recap`, for a question that
+   asks what happened then: "What did I finish on Friday?", rules/recap.py); tools: the
+   memory used a tool the caller is about to use (more if it failed with it: failures first
+   among comparably relevant memories); session: the caller's session or task type; trouble: a record of a failure
    (its error, or an outcome of failure, failed, error or fixed) for a question about what
    went wrong, why, or how it was fixed (rules/trouble.py).
 3. Context: a memory next to a strong one in its session borrows from it
@@ -81,6 +82,7 @@ class Weights:
     cross_lingual: float = 0.04  # cosine added across languages (e5's same-language bias)
     time: float = 1.0  # boost inside the query's time window
     time_floor: float = 0.6  # ... for candidates at least this share of the best relevance
+    recap: float = 2.0  # the boost inside it when the question asks what happened then (no floor)
     tools: float = 0.2  # the memory used a tool the caller names
     tool_failure: float = 0.15  # ... and recorded a failure with it
     trouble: float = 0.3  # a record of a failure, for a question about one (rules.trouble)
@@ -118,6 +120,7 @@ class Candidate:
     # only for the few candidates that need it)
     low_trust: bool = False
     in_window: bool = False
+    recap: bool = False  # ... and the question asks what happened then (rules.recap): no relevance floor
     uses_tool: bool = False
     tool_failed: bool = False
     trouble: bool = False  # records a failure, and the question asks about one (rules.trouble)
@@ -159,9 +162,9 @@ def evidence(cands: Sequence[Candidate], w: Weights) -> None:
     for c in cands:
         rel = c.parts["relevance"]
         boost = 0.0
-        if c.in_window and rel >= w.time_floor * best:
-            boost += w.time
-            c.parts["time"] = w.time
+        if c.in_window and (c.recap or rel >= w.time_floor * best):
+            boost += w.recap if c.recap else w.time
+            c.parts["time"] = w.recap if c.recap else w.time
         if c.uses_tool:
             tools = w.tools + (w.tool_failure if c.tool_failed else 0.0)
             boost += tools
