@@ -16,14 +16,13 @@ def answer(
     """The hits, or (format=prompt) the prompt block alone, so that max_tokens bounds what
     reaches the model. `abstain`: nothing recalled is relevant (scoring.nothing_relevant):
     the answer says so and marks every hit; the prompt block holds none. For a question that
-    asks what happened in the time it names (rules.recap), what was written then is relevant,
-    and only that, when recall found any."""
+    asks what happened in the time it names and little else (rules.recap), what was written
+    then is relevant too."""
     scoring.monotone_confidence(hits)
     floor = relevance.hit_floor([h["relevance"] for h in hits])
-    # a question that asks what happened then is answered by what was written then (rules.recap)
-    recap = req.recap and any("time" in h["channels"] for h in hits)
+    recap = req.recap and any("time" in h["channels"] for h in hits)  # what was written then answers it
     for hit in hits:
-        hit["relevant"] = not abstain and ("time" in hit["channels"] if recap else hit["relevance"] >= floor)
+        hit["relevant"] = not abstain and (hit["relevance"] >= floor or (recap and "time" in hit["channels"]))
     said = {
         "nothing_relevant": abstain,
         "relevance": round(anything, 4),  # how likely anything recalled is relevant (rules.relevance)

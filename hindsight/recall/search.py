@@ -5,6 +5,7 @@ query is being embedded, then everything else in one statement), rank them
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import time
 from contextvars import ContextVar
@@ -17,7 +18,7 @@ from ..config import local_zone
 from ..data import lexicon
 from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
-from ..rules import bilingual, scoring, timeparse
+from ..rules import bilingual, recap, scoring, timeparse
 from ..rules.text import cjk_share, keyword_text
 from .answer import answer
 from .candidates import candidate, link_neighbours
@@ -83,6 +84,8 @@ class Recall:
         started = time.perf_counter()
         _TIMINGS.set({})
         window = timeparse.resolve(req.query, req.as_of, self.tz)
+        if window is not None and recap.asks_what_happened(req.query, window.matched):
+            req = dataclasses.replace(req, recap=True)
         use_decay = not req.as_of_given or await self._decay_applies(req.as_of)
         rows, found = await self._candidates(req, window, use_decay)
         ranked_at = time.perf_counter()

@@ -4,29 +4,60 @@
 变动？ ask for what was written then; their other words ("finish", "worked on") say little about
 which memory answers them, so relevance alone cannot pick it. For such a question every
 memory written in the window the question names counts as being in it (scoring's time boost
-without its relevance floor), and the IDE's prompt hook shows what was written then even when
-recall's verdict on the words is low (rules.injection)."""
+without its relevance floor) and as relevant, and the IDE's prompt hook shows what was written
+then even when recall's verdict on the words is low (rules.injection).
+
+Only a question that says little else: "Remind me what port the API used last week" or
+"What did we decide about the cache TTL yesterday?" ask about something, and the time only
+narrows it (the usual time boost); "What changed since last week?" asks about more than the
+week it names."""
 
 from __future__ import annotations
 
+import math
 import re
 
+from .text import CJK
+
+_DONE = (
+    r"do|doing|done|work(?:ed|ing)?\s+on|finish(?:ed)?|get\s+done|got\s+done|ship(?:ped)?|change(?:d)?"
+    r"|fix(?:ed)?|deploy(?:ed)?|release(?:d)?|merge(?:d)?|build|built|decide(?:d)?|discuss(?:ed)?"
+    r"|talk(?:ed)?\s+about|learn(?:ed|t)?|accomplish(?:ed)?|complete(?:d)?|commit(?:ted)?|wr(?:ite|ote|itten)"
+)
 _EN = re.compile(
-    r"(?i)\bwhat\s+(?:did|have|has|had)\s+(?:i|we|you|they|the team)\s+"
-    r"(?:(?:been\s+)?(?:do|doing|done|work(?:ed|ing)?\s+on|finish(?:ed)?|get\s+done|got\s+done|ship(?:ped)?"
-    r"|change(?:d)?|fix(?:ed)?|deploy(?:ed)?|release(?:d)?|merge(?:d)?|build|built|decide(?:d)?"
-    r"|discuss(?:ed)?|talk(?:ed)?\s+about|learn(?:ed|t)?|accomplish(?:ed)?|complete(?:d)?))\b"
+    rf"(?i)\bwhat\s+(?:did|have|has|had)\s+(?:i|we|you|they|the\s+team)\s+(?:been\s+)?(?:{_DONE})\b"
     r"|\bwhat\s+(?:was|were)\s+(?:i|we)\s+(?:doing|working\s+on|in\s+the\s+middle\s+of|up\s+to|busy\s+with)\b"
-    r"|\bwhat\s+(?:happened|went\s+on|changed|got\s+done|was\s+done|did\s+i\s+miss)\b"
-    r"|\bremind\s+me\s+(?:of\s+)?what\b|\bwhat\s+am\s+i\s+in\s+the\s+middle\s+of\b"
-    r"|\b(?:recap|summar(?:y|ise|ize))\s+(?:of\s+)?(?:what|my|our|the)\b"
+    r"|\bwhat\s+(?:happened|went\s+on|changed|got\s+(?:done|merged|fixed|shipped)|did\s+i\s+miss)\b"
+    r"|\bwhat\s+(?:was|were)\s+(?:done|changed|fixed|merged|shipped|released|deployed|decided)\b"
+    rf"|\bremind\s+me\s+(?:of\s+)?what\s+(?:i|we)\s+(?:(?:have|had)\s+)?(?:{_DONE})\b"
+    r"|\bwhat\s+am\s+i\s+in\s+the\s+middle\s+of\b"
+    r"|\b(?:recap|summar(?:y|ise|ize))\b"
 )
 _ZH = re.compile(
-    r"(?:做|干|忙|改|修|完成|发布|上线|部署|讨论|聊|学)了(?:些)?(?:什么|哪些|啥)|在忙(?:什么|啥)"
-    r"|有(?:哪些|什么|啥)(?:变动|变化|进展|改动|更新)|发生了(?:什么|啥)|做过(?:什么|哪些)|进展如何"
+    r"(?:做|干|忙|改|修|修复|解决|完成|发布|上线|部署|提交|合并|写|讨论|聊|学)了(?:些)?(?:什么|哪些|啥)|在忙(?:什么|啥)|干嘛了"
+    r"|有(?:哪些|什么|啥)(?:变动|变化|变更|进展|改动|更新)|发生了(?:什么|啥)|做过(?:什么|哪些)|进展如何|总结一下|回顾一下"
 )
+_SINCE = re.compile(r"(?i)\bsince\b|以来|自从|之后")
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'_-]*")
+_EN_LIGHT = frozenset(
+    """the a an and or for with about from into onto on in at of to by our my your their his her its this that
+these those was were is are be been being did does do have has had any all some me you we they i it what which
+who how get got just really please there here team so far today work stuff things anything everything
+give show tell let us during over recently lately around""".split()
+)
+_ZH_LIGHT = frozenset("的了是在和也就都我你他她它们这那有要会说还又很吗呢吧啊么个之给对从到些")
+OTHER_WORDS = 1  # a question that asks what happened then says at most this many other words
 
 
-def asks_what_happened(question: str) -> bool:
-    """Whether the question asks what happened, was done or changed (in a time it names)."""
-    return bool(_EN.search(question) or _ZH.search(question))
+def asks_what_happened(question: str, time_words: str) -> bool:
+    """Whether the question asks what happened, was done or changed in the time it names
+    (`time_words`: the words that named it, "last Thursday", 上周), and says little else."""
+    if not time_words or _SINCE.search(question):
+        return False
+    said = _EN.search(question) or _ZH.search(question)
+    if said is None:
+        return False
+    rest = question.replace(said.group(), " ").replace(time_words, " ")
+    english = [w for w in _EN_WORD.findall(rest) if w.lower() not in _EN_LIGHT and w.lower() not in time_words.lower()]
+    chinese = sum(1 for c in rest if CJK.match(c) and c not in _ZH_LIGHT)
+    return len(english) + math.ceil(chinese / 2) <= OTHER_WORDS

@@ -251,7 +251,7 @@ def priors(cands: Iterable[Candidate], w: Weights, use_decay: bool) -> None:
 
 def asks(text: str) -> bool:
     """Whether a memory ends by asking ("What did you paint?", "你试过重启吗？")."""
-    return text.rstrip().endswith(("?", "？"))
+    return text.rstrip().rstrip("\"'”’)）」』]").rstrip().endswith(("?", "？"))
 
 
 def rank(

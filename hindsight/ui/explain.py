@@ -78,7 +78,9 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
         ),
     ]
     if "time" in p:
-        lines.append(("time", p["time"], "boost: inside the time the query names"))
+        recap = p["time"] == W.recap and W.recap != W.time
+        said = " (it asks what happened then: every memory written then)" if recap else ""
+        lines.append(("time", p["time"], f"boost: inside the time the query names{said}"))
     if "tools" in p:
         lines.append(("tools", p["tools"], "boost: used a tool you named (more when it failed with it)"))
     if "session" in p:
@@ -111,7 +113,8 @@ def formula(hit: dict[str, Any]) -> str:
     if "context" in p:
         text += f" + context {p['context']:.3f}"
     text += ", then small priors (importance ±2 % a step, decay, low trust"
-    text += "".join(f", {k} {p[k]:g}" for k in PRIORS if k in p) + ")"
+    factors = {"speaker": 1 + p.get("speaker", 0.0)} | {k: p[k] for k in PRIORS if k != "speaker" and k in p}
+    text += "".join(f", {k} ×{factors[k]:g}" for k in PRIORS if k in p) + ")"
     if hit.get("possibly_outdated_by"):
         text += "; capped under the newer memory that says it changed"
     return text

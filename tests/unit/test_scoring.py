@@ -79,6 +79,8 @@ def test_low_trust_memories_sink_a_little():
         ("Caroline: What did you paint last weekend?", True),
         ("你试过重启吗？", True),
         ("Is the staging VPN still up?  ", True),
+        ('Kwame asked: "Can we move courier to EKS?"', True),
+        ("（要不要先回滚？）", True),
         ("What? No, it moved to vpn-new.", False),
         ("The build uses Python 3.12.", False),
         ("", False),

@@ -17,8 +17,11 @@ from hindsight.rules.scoring import Candidate
         ("When did Caroline go to the support group?", "Caroline"),
         ("What did Caroline say about adoption?", "Caroline Reyes"),  # the first name
         ("Did Caroline Reyes move from Sweden?", "Caroline Reyes"),
-        ("what does melanie paint?", "Melanie"),  # typed all in lower case
+        ("did caroline reyes move from sweden?", "Caroline Reyes"),  # a whole name, in any case
+        ("What did Melanie paint?", "melanie"),  # a name stored in lower case
         ("陈昊对 finance marts 有什么要求？", "陈昊"),
+        ("Caroline的工作是什么？", "Caroline"),  # no space before the Chinese
+        ("Caroline's kids: what do they like?", "Caroline"),  # starts the question, as a name
     ],
 )
 def test_a_question_names_the_speaker(question, speaker):
@@ -31,7 +34,15 @@ def test_a_question_names_the_speaker(question, speaker):
         ("What do Melanie's kids like?", {"speaker": "Caroline"}),
         ("Which Carolines were at the party?", {"speaker": "Caroline"}),  # not the name alone
         ("When will Ines cut the release?", {"speaker": "Will"}),  # "will" is not Will
+        ("what will the deploy do tomorrow?", {"speaker": "Will"}),
+        ("Will the deploy work?", {"speaker": "Will Smith"}),  # a sentence's first word
+        ("Mark the task as done", {"speaker": "Mark"}),
         ("What did Dr. Patel prescribe?", {"speaker": "Dr. Smith"}),  # a title is not a name
+        ("What did Mr Jones say?", {"speaker": "Mr Smith"}),
+        ("What did Caroline Smith say?", {"speaker": "Caroline Reyes"}),  # another Caroline
+        ("What did I say about the deploy?", {"speaker": "I"}),  # roles and pronouns
+        ("What did the user ask about Kafka?", {"speaker": "user"}),
+        ("Did Jean-Luc come?", {"speaker": "Jean"}),
         ("陈昊对 finance marts 有什么要求？", {"speaker": "昊"}),  # one character is not a name
         ("What did Caroline say?", {"speaker": ["Caroline"]}),  # not a well-formed speaker
         ("What did Caroline say?", {"author": "Caroline"}),
