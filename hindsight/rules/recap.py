@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 import re
 
-from .text import CJK
+from .bilingual import STOP_EN
+from .text import CJK, ZH_STOP
 
 _DONE = (
     r"do|doing|done|work(?:ed|ing)?\s+on|finish(?:ed)?|get\s+done|got\s+done|ship(?:ped)?|change(?:d)?"
@@ -39,13 +40,13 @@ _ZH = re.compile(
 )
 _SINCE = re.compile(r"(?i)\bsince\b|以来|自从|之后")
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'_-]*")
-_EN_LIGHT = frozenset(
-    """the a an and or for with about from into onto on in at of to by our my your their his her its this that
-these those was were is are be been being did does do have has had any all some me you we they i it what which
-who how get got just really please there here team so far today work stuff things anything everything
-give show tell let us during over recently lately around""".split()
+# Words that say nothing of what the question is about: the stop words, and what asking for a
+# recap is phrased with ("give me a recap", "the team's stuff so far").
+_EN_LIGHT = STOP_EN | frozenset(
+    "team today far work stuff things anything everything give show tell let get got really please during recently "
+    "lately around".split()
 )
-_ZH_LIGHT = frozenset("的了是在和也就都我你他她它们这那有要会说还又很吗呢吧啊么个之给对从到些")
+_ZH_LIGHT = frozenset(w for w in ZH_STOP if len(w) == 1) | {"些"}
 OTHER_WORDS = 1  # a question that asks what happened then says at most this many other words
 
 

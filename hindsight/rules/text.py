@@ -16,7 +16,7 @@ _CJK_RUN = re.compile(CJK.pattern + "+")
 
 # Chinese function words: like English stop words they say nothing about what a memory is
 # about, and BM25 would count them.
-_ZH_STOP = frozenset(
+ZH_STOP = frozenset(
     """的 了 是 在 和 也 就 都 而 及 与 着 或 吗 呢 吧 啊 么 个 们 之 以 为 被 把 让 给 对 从 到
 这 那 有 要 会 说 还 又 很 我 你 他 她 它 我们 你们 他们 这个 那个 什么 怎么 怎样 如何 哪 哪里 哪个 为什么
 一个 没有 就是 可以 因为 所以 但是 如果 时候 现在 已经 应该""".split()
@@ -36,7 +36,7 @@ def ascii_lower(text: str) -> str:
 def _segment(run: str) -> str:
     import rjieba  # imported lazily: only text with CJK pays for it
 
-    return " ".join(w for w in rjieba.cut(run) if w.strip() and w not in _ZH_STOP)
+    return " ".join(w for w in rjieba.cut(run) if w.strip() and w not in ZH_STOP)
 
 
 def _segmented(text: str) -> str:
@@ -54,7 +54,7 @@ def _segmented(text: str) -> str:
     for word in rjieba.cut("\n".join(runs)):
         if word == "\n":
             cut.append([])
-        elif word.strip() and word not in _ZH_STOP:
+        elif word.strip() and word not in ZH_STOP:
             cut[-1].append(word)
     words = iter(cut)
     return _CJK_RUN.sub(lambda m: f" {' '.join(next(words))} ", text)
