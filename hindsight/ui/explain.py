@@ -113,8 +113,9 @@ def formula(hit: dict[str, Any]) -> str:
     if "context" in p:
         text += f" + context {p['context']:.3f}"
     text += ", then small priors (importance ±2 % a step, decay, low trust"
-    factors = {"speaker": 1 + p.get("speaker", 0.0)} | {k: p[k] for k in PRIORS if k != "speaker" and k in p}
-    text += "".join(f", {k} ×{factors[k]:g}" for k in PRIORS if k in p) + ")"
+    text += (
+        "".join(f", {k} ×{1 + p[k] if k == 'speaker' else p[k]:g}" for k in PRIORS if k in p) + ")"
+    )  # speaker: 1 + it
     if hit.get("possibly_outdated_by"):
         text += "; capped under the newer memory that says it changed"
     return text
