@@ -55,6 +55,9 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
         prev_minutes=_minutes(row["prev_minutes"]),
         next=row["next"],
         next_minutes=_minutes(row["next_minutes"]),
+        prev2=row["prev2"],
+        next2=row["next2"],
+        speaker=meta.get("speaker") if isinstance(meta.get("speaker"), str) else None,
         channels=channels,
         replaces=frozenset(row["likely_replaces"] or ()),
         project=row["project"],
@@ -70,7 +73,8 @@ def _minutes(value: Any) -> float | None:
 
 
 def link_neighbours(cands: list[scoring.Candidate]) -> None:
-    """The statement names each seed's neighbours; a neighbour learns the seed is its own."""
+    """The statement names each seed's neighbours (and the ones two away); a neighbour
+    learns the seed is its own."""
     by_id = {c.id: c for c in cands}
     for c in cands:
         before = by_id.get(c.prev)
@@ -79,3 +83,9 @@ def link_neighbours(cands: list[scoring.Candidate]) -> None:
         after = by_id.get(c.next)
         if after is not None and after.prev is None:
             after.prev, after.prev_minutes = c.id, c.next_minutes
+        second_before = by_id.get(c.prev2)
+        if second_before is not None and second_before.next2 is None:
+            second_before.next2 = c.id
+        second_after = by_id.get(c.next2)
+        if second_after is not None and second_after.prev2 is None:
+            second_after.prev2 = c.id

@@ -21,7 +21,10 @@ an irrelevant one above a relevant one.
    went wrong, why, or how it was fixed (rules/trouble.py).
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
-   (a reply often holds what its question asked).
+   (a reply often holds what its question asked); and a chat turn from the same speaker's
+   turn two before or after it, across the other person's reply ("I went to a poetry
+   reading" / "What was it about?" / "It was ..."): s += second · s_that_turn (metadata
+   `speaker` on both; a person's next words continue what they said).
 4. Outdated: a fact or procedure that a newer, nearly as relevant memory says has changed
    ("now", "moved to", "改成"; about the same thing, by hindsight/rules/changes.py: a
    cosine floor for the pair's scripts and shared subject words), or that a newer memory
@@ -92,6 +95,7 @@ class Weights:
     close_context: float = 0.3  # neighbour written within `close_minutes` in the session
     session_context: float = 0.2  # any neighbour in the session
     close_minutes: float = 10.0
+    second_context: float = 0.2  # the one two before or after, by the same speaker (a person's own next words)
     changes: ChangeRule = ChangeRule()  # when a newer memory says an older one changed
     outdated_relevance: float = 0.85  # the newer memory must be at least this relevant (share)
     outdated_factor: float = 0.3  # the older one ends at most this share of the newer
@@ -130,6 +134,9 @@ class Candidate:
     prev_minutes: float | None = None
     next: object = None
     next_minutes: float | None = None
+    prev2: object = None  # ... and two before and after (across another's reply)
+    next2: object = None
+    speaker: str | None = None  # metadata.speaker: who said it (a chat log's turn)
     channels: set[str] = field(default_factory=set)
     parts: dict[str, float] = field(default_factory=dict)
     outdated_by: object = None  # a newer memory that says this one changed
@@ -179,8 +186,10 @@ def evidence(cands: Sequence[Candidate], w: Weights) -> None:
 
 
 def context(cands: Sequence[Candidate], w: Weights) -> None:
-    """A memory borrows from its strongest neighbour in the session."""
+    """A memory borrows from its strongest neighbour in the session, and from the same
+    speaker's turn two before or after it."""
     base = {c.id: c.score for c in cands}
+    by_id = {c.id: c for c in cands}
     for c in cands:
         lent = 0.0
         for other, minutes in ((c.prev, c.prev_minutes), (c.next, c.next_minutes)):
@@ -188,10 +197,16 @@ def context(cands: Sequence[Candidate], w: Weights) -> None:
                 continue
             share = w.close_context if minutes is not None and minutes <= w.close_minutes else w.session_context
             lent = max(lent, share * base[other])
+        second = max((base[o] for o in (c.prev2, c.next2) if o in base and _same_speaker(c, by_id[o])), default=0.0)
+        lent += w.second_context * second
         if lent > 0:
             c.score += lent
             c.parts["context"] = round(lent, 4)
             c.channels.add("context")
+
+
+def _same_speaker(a: Candidate, b: Candidate) -> bool:
+    return a.speaker is not None and a.speaker == b.speaker
 
 
 def outdated(

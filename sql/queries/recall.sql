@@ -157,38 +157,45 @@ vector AS (
 -- Fragment: for the seeds (agent_id, id, strong, similarity), their rows with everything ranking needs;
 -- and, for the strong ones (the best 20 of the vector and keyword channels, the caller's
 -- session), the memory just before and just after each in its session, with the minutes
--- between them (the context ranking borrows from). Rows are reached by their key
--- (agent_id, id) so that each is an index lookup.
+-- between them (the context ranking borrows from), and the keys of the ones two before and
+-- two after (prev2, next2: a speaker's own turn across the other's reply; not fetched).
+-- Rows are reached by their key (agent_id, id) so that each is an index lookup.
 seed AS (
     SELECT agent_id, id, bool_or(strong) AS strong, max(similarity) AS similarity FROM seeds GROUP BY agent_id, id
-), around AS (  -- each seed, and the two neighbours in its session of the strong ones
-    SELECT s.agent_id, s.id AS seed, s.strong, s.similarity, p.id AS prev, p.created_at AS prev_at, n.id AS next,
-           n.created_at AS next_at
+), around AS (  -- each seed, and the neighbours in its session of the strong ones
+    SELECT s.agent_id, s.id AS seed, s.strong, s.similarity, p.ids[1] AS prev, p.at AS prev_at, p.ids[2] AS prev2,
+           n.ids[1] AS next, n.at AS next_at, n.ids[2] AS next2
     FROM seed s
     LEFT JOIN LATERAL (SELECT agent_id, session_id, created_at, seq FROM memories  -- a key lookup,
                        WHERE s.strong AND agent_id = s.agent_id AND id = s.id LIMIT 1) m ON true  -- strong seeds only
-    LEFT JOIN LATERAL (
-        SELECT id, created_at FROM memories
-        WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
-          AND (created_at, seq) < (m.created_at, m.seq) AND created_at <= $3
-        ORDER BY created_at DESC, seq DESC LIMIT 1) p ON true
-    LEFT JOIN LATERAL (
-        SELECT id, created_at FROM memories
-        WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
-          AND (created_at, seq) > (m.created_at, m.seq) AND created_at <= $3
-        ORDER BY created_at, seq LIMIT 1) n ON true
-), wanted AS (  -- seeds with their neighbours named, then the neighbours themselves
-    SELECT DISTINCT ON (agent_id, id) agent_id, id, strong, similarity, prev, prev_at, next, next_at FROM (
-        SELECT agent_id, seed AS id, strong, similarity, prev, prev_at, next, next_at, 0 AS pick FROM around
-        UNION ALL SELECT agent_id, prev, false, NULL, NULL, NULL, NULL, NULL, 1 FROM around WHERE prev IS NOT NULL
-        UNION ALL SELECT agent_id, next, false, NULL, NULL, NULL, NULL, NULL, 1 FROM around WHERE next IS NOT NULL
+    LEFT JOIN LATERAL (  -- the two before it, nearest first (one index scan)
+        SELECT array_agg(id ORDER BY created_at DESC, seq DESC) AS ids, max(created_at) AS at FROM (
+            SELECT id, created_at, seq FROM memories
+            WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
+              AND (created_at, seq) < (m.created_at, m.seq) AND created_at <= $3
+            ORDER BY created_at DESC, seq DESC LIMIT 2) two) p ON true
+    LEFT JOIN LATERAL (  -- the two after it
+        SELECT array_agg(id ORDER BY created_at, seq) AS ids, min(created_at) AS at FROM (
+            SELECT id, created_at, seq FROM memories
+            WHERE s.strong AND m.session_id IS NOT NULL AND agent_id = m.agent_id AND session_id = m.session_id
+              AND (created_at, seq) > (m.created_at, m.seq) AND created_at <= $3
+            ORDER BY created_at, seq LIMIT 2) two) n ON true
+), wanted AS (  -- seeds with their neighbours named, then the nearest neighbours themselves
+    SELECT DISTINCT ON (agent_id, id) agent_id, id, strong, similarity, prev, prev_at, prev2, next, next_at, next2
+    FROM (
+        SELECT agent_id, seed AS id, strong, similarity, prev, prev_at, prev2, next, next_at, next2, 0 AS pick
+        FROM around
+        UNION ALL SELECT agent_id, prev, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1 FROM around
+                  WHERE prev IS NOT NULL
+        UNION ALL SELECT agent_id, next, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1 FROM around
+                  WHERE next IS NOT NULL
     ) all_rows
     ORDER BY agent_id, id, pick
 )
 SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadata, tags, importance, flags, slot,
        created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding, project,
        w.prev, extract(epoch FROM created_at - w.prev_at) / 60 AS prev_minutes,
-       w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes,
+       w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes, w.prev2, w.next2,
        w.strong, w.similarity
 FROM wanted w
 CROSS JOIN LATERAL (SELECT * FROM memories WHERE agent_id = w.agent_id AND id = w.id LIMIT 1) memories
@@ -228,7 +235,7 @@ held AS (
   --@ candidate_rows
 UNION ALL
 SELECT f.id, f.agent_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-       NULL, NULL, NULL, NULL, f.strong, f.similarity
+       NULL, NULL, NULL, NULL, NULL, NULL, f.strong, f.similarity
 FROM finds f
 WHERE EXISTS (SELECT 1 FROM held h WHERE h.agent_id = f.agent_id AND h.id = f.id AND (h.strong OR NOT f.strong))
 

@@ -114,6 +114,22 @@ def test_a_reply_borrows_from_its_question():
     assert parts["a"] > parts["far"] > 0  # a close neighbour lends more than a distant one
 
 
+def test_a_speakers_turn_borrows_from_their_own_two_turns_away():
+    def lent(**answer_fields):
+        said = Candidate(
+            "said", similarity=0.90, keyword=9.0, next="reply", next2="more", next_minutes=1.0, speaker="Ana"
+        )
+        reply = Candidate("reply", similarity=0.80, keyword=1.0, prev="said", next="more", speaker="Ben")
+        more = Candidate("more", similarity=0.80, keyword=0.0, prev="reply", prev2="said", **answer_fields)
+        ranked = scoring.rank([said, reply, more], query_cjk=0.0, similar=lambda a, b: 0.0)
+        return {c.id: c.parts.get("context", 0.0) for c in ranked}["more"]
+
+    from_reply = lent(speaker="Ben")  # another speaker's: only what the reply next to it lends
+    assert lent(speaker="Ana") > from_reply  # the same speaker's words, across the reply
+    assert lent(speaker=None) == from_reply  # no speaker recorded: nothing across a turn
+    assert lent(speaker="Ana") - from_reply == pytest.approx(scoring.Weights().second_context * 1.0, rel=0.2)
+
+
 def test_a_newer_memory_that_says_it_changed_outranks_the_old_fact():
     old = Candidate(
         "old", similarity=0.905, keyword=12.0, memory_type="semantic", created_at=T0, text="Errors go to Rollbar"
