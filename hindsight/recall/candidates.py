@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import scoring, speakers, timeparse, trouble
+from ..rules import deixis, scoring, speakers, timeparse, trouble
 from ..rules.text import cjk_share
 from .request import Request
 
@@ -35,6 +35,7 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
     if channel:
         channels.add(channel)
     failed = uses_tool and trouble.records_failure(meta)
+    named = row["project"] is not None and deixis.names_project(req.query, row["project"])
     return scoring.Candidate(
         id=row["id"],
         similarity=0.0,
@@ -61,8 +62,8 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
         channels=channels,
         replaces=frozenset(row["likely_replaces"] or ()),
         project=row["project"],
-        other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects),
-        pointed=row["project"] is not None and row["project"] == req.pointed_at,
+        other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects) and not named,
+        pointed=row["project"] is not None and (row["project"] == req.pointed_at or named),
         trouble=req.troubled and trouble.records_trouble(meta),
         said=speakers.said_by_named(req.query, meta),
     )

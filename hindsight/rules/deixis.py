@@ -1,6 +1,8 @@
 """A question that points at the open project instead of naming it ("this repo", "here",
-"这个仓库", "这里"): pure rules, no I/O. Recall searches with the project's name beside such
-a question, and ranks the open project's memories above global ones for it."""
+"这个仓库", "这里"), or that names a project ("What did we ship on basket in May?"): pure
+rules, no I/O. Recall searches with the project's name beside a pointing question, and ranks
+the project a question points at or names above global ones (and a named project's
+memories as if it were open)."""
 
 from __future__ import annotations
 
@@ -30,3 +32,24 @@ def open_project(query: str, open_projects: Sequence[str]) -> str | None:
     if project.lower() in query.lower() or not points_at_project(query):
         return None
     return project
+
+
+# A character that continues a word of a script written with spaces ("basket" in "baskets",
+# "basket-ui", "basket_v2"), not a CJK character ("basket的埋点") or punctuation.
+_WORD_GOES_ON = re.compile(r"[A-Za-z0-9_\-]")
+
+
+def names_project(query: str, project: str) -> bool:
+    """Whether the question names the project as a word of its own ("on basket", "basket's
+    release", "basket 的埋点"), in any case. Found with str.find: linear, whatever the name."""
+    name = project.strip().lower()
+    if len(name) < 2 or len(name) > 200:
+        return False
+    hay = query.lower()
+    at = hay.find(name)
+    while at != -1:
+        end = at + len(name)
+        if not (at and _WORD_GOES_ON.match(hay, at - 1)) and not _WORD_GOES_ON.match(hay, end):
+            return True
+        at = hay.find(name, at + 1)
+    return False

@@ -41,7 +41,9 @@ an irrelevant one above a relevant one.
    lesson from another repository still comes first when it is clearly the best match.
    Two projects' memories never outdate each other (step 4). A question that points at
    the open project without naming it ("this repo", "here", 这个仓库; rules/deixis.py)
-   counts the open project's memories at `pointed` (1.2) over global ones.
+   counts the open project's memories at `pointed` (1.2) over global ones; so does one that
+   names a project ("What did we ship on basket in May?"): that project's memories, which
+   then never count as another project's.
 
 Defaults were chosen on both development sets (the IDE-agent benchmark and LoCoMo) and
 checked against the plain-vector baseline per category; see benchmarks/README.md.
@@ -105,7 +107,7 @@ class Weights:
     decay_weight: float = 0.15
     low_trust: float = 0.85
     other_project: float = 0.35  # another project's memory than the open one(s); see benchmarks/README.md
-    pointed: float = 1.2  # the open project's memory, when the question points at it ("this repo")
+    pointed: float = 1.2  # the open project's memory, when the question points at it ("this repo"), or a named one's
 
 
 @dataclass
@@ -143,7 +145,7 @@ class Candidate:
     replaces: frozenset[object] = frozenset()  # older memories this one said changed when stored
     project: str | None = None  # None: global
     other_project: bool = False  # of another project than the one(s) open
-    pointed: bool = False  # of the open project, which the question points at ("this repo")
+    pointed: bool = False  # of the open project, which the question points at ("this repo"), or of one it names
     score: float = 0.0
 
 

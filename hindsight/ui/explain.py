@@ -98,7 +98,7 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
 PRIORS = {  # score parts that multiply the score after the context step (rules/scoring.py, step 5-6)
     "speaker": "prior: × (1 + this): said by a person the query names",
     "asking": "prior: × this: it ends by asking (its answer holds more)",
-    "pointed": 'prior: × this: the open project\'s, for a query that points at it ("this repo")',
+    "pointed": 'prior: × this: the project the query points at ("this repo") or names',
     "other_project": "prior: × this: another project's than the open one",
 }
 

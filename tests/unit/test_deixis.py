@@ -71,3 +71,38 @@ def test_pointing_does_not_lift_a_memory_far_less_relevant():
     weak = Candidate("ours", similarity=0.78, keyword=0.0, project="courier", pointed=True)
     filler = [Candidate(f"f{i}", similarity=0.77 + 0.002 * i) for i in range(5)]
     assert rank([best, weak, *filler])[0] == "global"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did we ship on basket in May?",
+        "What did we ship on Basket in May?",
+        "How is basket's release train run?",
+        "basket 的埋点事件是怎么批量发送的？",
+        "basket的埋点事件是怎么批量发送的？",
+        "Deploy (basket) today?",
+    ],
+)
+def test_a_question_that_names_a_project(question):
+    assert deixis.names_project(question, "basket")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What goes in the shopping baskets?",
+        "Is basket-ui deployed?",
+        "Where does basket_v2 live?",
+        "Which courier handles the order?",
+        "",
+    ],
+)
+def test_a_question_that_names_another_word(question):
+    assert not deixis.names_project(question, "basket")
+
+
+def test_a_project_name_of_one_letter_is_not_looked_for():
+    assert not deixis.names_project("Is plan b ready?", "b")
+    assert deixis.names_project("How does my-app log in?", "my-app")
+    assert deixis.names_project("how does MY-APP log in?", "My-App")
