@@ -191,7 +191,7 @@ def context(cands: Sequence[Candidate], w: Weights) -> None:
     """A memory borrows from its strongest neighbour in the session, and from the same
     speaker's turn two before or after it."""
     base = {c.id: c.score for c in cands}
-    by_id = {c.id: c for c in cands}
+    speaker = {c.id: c.speaker for c in cands if c.speaker is not None}
     for c in cands:
         lent = 0.0
         for other, minutes in ((c.prev, c.prev_minutes), (c.next, c.next_minutes)):
@@ -199,16 +199,15 @@ def context(cands: Sequence[Candidate], w: Weights) -> None:
                 continue
             share = w.close_context if minutes is not None and minutes <= w.close_minutes else w.session_context
             lent = max(lent, share * base[other])
-        second = max((base[o] for o in (c.prev2, c.next2) if o in base and _same_speaker(c, by_id[o])), default=0.0)
-        lent += w.second_context * second
+        if c.speaker is not None:  # a chat turn: the same speaker's two before or after it
+            second = max(
+                (base[o] for o in (c.prev2, c.next2) if o is not None and speaker.get(o) == c.speaker), default=0.0
+            )
+            lent += w.second_context * second
         if lent > 0:
             c.score += lent
             c.parts["context"] = round(lent, 4)
             c.channels.add("context")
-
-
-def _same_speaker(a: Candidate, b: Candidate) -> bool:
-    return a.speaker is not None and a.speaker == b.speaker
 
 
 def outdated(
