@@ -338,9 +338,15 @@ _ZH_RULES: list[_Rule] = [
 ]
 
 
+# A time that recurs names no window: "every Monday", "each weekend", 每周一, 每个周末 ask
+# how things go, not what happened then.
+_RECURS = re.compile(r"(?:\b(?:every|each|per)\s+(?:other\s+)?|每个?)$")
+
+
 def resolve(query: str, as_of: datetime, tz: tzinfo | None = None) -> Window | None:
     """The time the query names, as a window in UTC, or None. When several expressions
-    match, the longest wins (ties: the first in the text)."""
+    match, the longest wins (ties: the first in the text); one that recurs ("every
+    Monday", 每周一) names none."""
     if as_of.tzinfo is None:
         as_of = as_of.replace(tzinfo=timezone.utc)
     try:
@@ -354,7 +360,8 @@ def resolve(query: str, as_of: datetime, tz: tzinfo | None = None) -> Window | N
     for rules, text in passes:
         for pattern, window in rules:
             for m in itertools.islice(pattern.finditer(text), MATCHES_PER_RULE):
-                found.append((-(m.end() - m.start()), m.start(), m, window))
+                if not _RECURS.search(text, max(0, m.start() - 8), m.start()):
+                    found.append((-(m.end() - m.start()), m.start(), m, window))
     failed: list[tuple[int, int]] = []  # an impossible date does not fall back to a part of it
     for _, _, m, window in sorted(found, key=lambda f: (f[0], f[1])):
         if any(m.start() < e and s < m.end() for s, e in failed):

@@ -94,6 +94,12 @@ def test_days_are_the_users_days():
         "marching orders",
         "May I ask something",
         "a few notes on caching",
+        "每周一开会吗？",
+        "每个周末谁值班？",
+        "每周末的备份几点跑？",
+        "Who is on call every weekend?",
+        "Do we deploy each Monday?",
+        "The report runs every other Friday",
     ],
 )
 def test_no_time_expression(query):
