@@ -58,7 +58,7 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
         next_minutes=_minutes(row["next_minutes"]),
         prev2=row["prev2"],
         next2=row["next2"],
-        speaker=meta.get("speaker") if isinstance(meta.get("speaker"), str) else None,
+        speaker=_speaker(meta.get("speaker")),
         channels=channels,
         replaces=frozenset(row["likely_replaces"] or ()),
         project=row["project"],
@@ -67,6 +67,10 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
         trouble=req.troubled and trouble.records_trouble(meta),
         said=speakers.said_by_named(req.query, meta),
     )
+
+
+def _speaker(value: Any) -> str | None:
+    return (value.strip() or None) if isinstance(value, str) else None  # who said it, if anyone
 
 
 def _minutes(value: Any) -> float | None:
@@ -84,6 +88,9 @@ def link_neighbours(cands: list[scoring.Candidate]) -> None:
         after = by_id.get(c.next)
         if after is not None and after.prev is None:
             after.prev, after.prev_minutes = c.id, c.next_minutes
+        if before is not None and after is not None:  # the seed between them: they are two apart
+            before.next2 = before.next2 if before.next2 is not None else after.id
+            after.prev2 = after.prev2 if after.prev2 is not None else before.id
         second_before = by_id.get(c.prev2)
         if second_before is not None and second_before.next2 is None:
             second_before.next2 = c.id

@@ -7,7 +7,10 @@ memories as if it were open)."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Sequence
+
+from .bilingual import STOP_EN
 
 _EN = re.compile(
     r"\b(?:this|our|the current)\s+(?:repo|repository|project|codebase|code\s*base|service|app|application"
@@ -29,21 +32,24 @@ def open_project(query: str, open_projects: Sequence[str]) -> str | None:
     if len(open_projects) != 1:
         return None
     project = open_projects[0]
-    if project.lower() in query.lower() or not points_at_project(query):
+    if names_project(query, project) or not points_at_project(query):
         return None
     return project
 
 
-# A character that continues a word of a script written with spaces ("basket" in "baskets",
-# "basket-ui", "basket_v2"), not a CJK character ("basket的埋点") or punctuation.
-_WORD_GOES_ON = re.compile(r"[A-Za-z0-9_\-]")
+# A character that continues a name: a letter or digit of a script written with spaces
+# ("basket" in "baskets", "basket-ui", "basket_v2", "café"), not a CJK character ("basket的埋点")
+# or punctuation.
+_WORD_GOES_ON = re.compile(r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|-")
 
 
+@lru_cache(maxsize=4096)
 def names_project(query: str, project: str) -> bool:
     """Whether the question names the project as a word of its own ("on basket", "basket's
-    release", "basket 的埋点"), in any case. Found with str.find: linear, whatever the name."""
+    release", "basket 的埋点"), in any case; not a name that is a common word ("it", "the").
+    Found with str.find, once per question and project (recall asks for every candidate)."""
     name = project.strip().lower()
-    if len(name) < 2 or len(name) > 200:
+    if len(name) < 2 or len(name) > 200 or name in STOP_EN:
         return False
     hay = query.lower()
     at = hay.find(name)

@@ -22,9 +22,10 @@ an irrelevant one above a relevant one.
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
    (a reply often holds what its question asked); and a chat turn from the same speaker's
-   turn two before or after it, across the other person's reply ("I went to a poetry
-   reading" / "What was it about?" / "It was ..."): s += second · s_that_turn (metadata
-   `speaker` on both; a person's next words continue what they said).
+   turn two before or after it in the session, across the turn between (most often the
+   other person's reply: "I went to a poetry reading" / "What was it about?" / "It was
+   ..."): s += second · s_that_turn (metadata `speaker` on both; a person's next words
+   continue what they said; no time limit, as a session is one conversation).
 4. Outdated: a fact or procedure that a newer, nearly as relevant memory says has changed
    ("now", "moved to", "改成"; about the same thing, by hindsight/rules/changes.py: a
    cosine floor for the pair's scripts and shared subject words), or that a newer memory

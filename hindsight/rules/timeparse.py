@@ -338,9 +338,9 @@ _ZH_RULES: list[_Rule] = [
 ]
 
 
-# A time that recurs names no window: "every Monday", "each weekend", 每周一, 每个周末 ask
-# how things go, not what happened then.
-_RECURS = re.compile(r"(?:\b(?:every|each|per)\s+(?:other\s+)?|每个?)$")
+# A time that recurs names no window: "every June 3rd", "each last Friday", 每周一, 每个周末
+# ask how things go, not what happened then ("per" is left alone: "per last week's notes").
+_RECURS = re.compile(r"(?:\b(?:every|each)\s+(?:other\s+|single\s+)?|每(?:个|逢)?)$", re.IGNORECASE)
 
 
 def resolve(query: str, as_of: datetime, tz: tzinfo | None = None) -> Window | None:
@@ -354,18 +354,23 @@ def resolve(query: str, as_of: datetime, tz: tzinfo | None = None) -> Window | N
     except (OverflowError, ValueError):  # as_of at the calendar's very ends
         return None
     found: list[tuple[int, int, re.Match[str], Callable[..., tuple[datetime, datetime]]]] = []
+    recurring: list[tuple[int, int]] = []
     passes = [(_EN_RULES, ascii_lower(query))]
     if _CJK.search(query):  # the Chinese rules only where there is Chinese
         passes.append((_ZH_RULES, query))
     for rules, text in passes:
         for pattern, window in rules:
             for m in itertools.islice(pattern.finditer(text), MATCHES_PER_RULE):
-                if not _RECURS.search(text, max(0, m.start() - 8), m.start()):
+                if _RECURS.search(text, max(0, m.start() - 16), m.start()):
+                    recurring.append(m.span())
+                else:
                     found.append((-(m.end() - m.start()), m.start(), m, window))
     failed: list[tuple[int, int]] = []  # an impossible date does not fall back to a part of it
     for _, _, m, window in sorted(found, key=lambda f: (f[0], f[1])):
         if any(m.start() < e and s < m.end() for s, e in failed):
             continue
+        if any(s < m.end() and m.start() <= e + 1 for s, e in recurring):
+            continue  # inside a recurring time, or what goes on from it (每周五下午: not this afternoon)
         try:
             start, end = window(m, clock)
         except (ValueError, OverflowError, KeyError, TypeError, IndexError):

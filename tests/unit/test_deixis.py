@@ -95,6 +95,7 @@ def test_a_question_that_names_a_project(question):
         "Is basket-ui deployed?",
         "Where does basket_v2 live?",
         "Which courier handles the order?",
+        "What about basketé?",
         "",
     ],
 )
@@ -102,7 +103,15 @@ def test_a_question_that_names_another_word(question):
     assert not deixis.names_project(question, "basket")
 
 
-def test_a_project_name_of_one_letter_is_not_looked_for():
+def test_a_project_name_of_one_letter_or_a_common_word_is_not_looked_for():
     assert not deixis.names_project("Is plan b ready?", "b")
+    assert not deixis.names_project("Is it done?", "it")
+    assert not deixis.names_project("Is the build done?", "The")
+    assert deixis.names_project("Is the api down?", "api")
     assert deixis.names_project("How does my-app log in?", "my-app")
     assert deixis.names_project("how does MY-APP log in?", "My-App")
+
+
+def test_a_question_that_names_the_open_project_does_not_point_at_it_too():
+    assert deixis.open_project("How are baskets packed in this repo?", ("basket",)) == "basket"
+    assert deixis.open_project("How are basket's tests run in this repo?", ("basket",)) is None

@@ -97,9 +97,12 @@ def test_days_are_the_users_days():
         "每周一开会吗？",
         "每个周末谁值班？",
         "每周末的备份几点跑？",
-        "Who is on call every weekend?",
-        "Do we deploy each Monday?",
-        "The report runs every other Friday",
+        "每周五下午开会吗",
+        "每逢周一上午开会",
+        "Is the report due every June 3rd?",
+        "Is the audit each 3 May, 2027?",
+        "Do we ship every other June 3rd?",
+        "Every 五月 we plan",
     ],
 )
 def test_no_time_expression(query):
@@ -128,3 +131,17 @@ def test_the_calendars_ends_never_raise(as_of, query):
 def test_the_longest_expression_wins():
     assert timeparse.resolve("the day before yesterday", WED).matched == "the day before yesterday"
     assert timeparse.resolve("上上周", WED).matched == "上上周"
+
+
+@pytest.mark.parametrize(
+    "query, matched",
+    [
+        ("per last week's notes, what did we decide?", "last week"),
+        ("As per yesterday's standup, who owns it?", "yesterday"),
+        ("Every Monday we deploy; what went out last week?", "last week"),
+        ("每周一开会，上周一讨论了什么？", "上周一"),
+    ],
+)
+def test_a_recurring_time_beside_one_that_names_a_window(query, matched):
+    window = timeparse.resolve(query, WED)
+    assert window is not None and window.matched == matched
