@@ -17,7 +17,7 @@ CHANNELS = {
     "time": "it was written inside the time the query names",
     "tools": "it used a tool you named",
     "recent": "it is from the session or task type you named",
-    "context": "it sits next to a strong match in its session and borrows from it",
+    "context": "it sits next to a strong match in its session (or two turns from its speaker's) and borrows from it",
     "outdated": "a newer memory says this changed: it is ranked below that one",
 }
 
@@ -88,7 +88,13 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
     if "trouble" in p:
         lines.append(("trouble", p["trouble"], "boost: records a failure, for a question about one"))
     if "context" in p:
-        lines.append(("context", p["context"], "added: borrowed from a neighbour in its session"))
+        lines.append(
+            (
+                "context",
+                p["context"],
+                "added: borrowed from a neighbour in its session (or the speaker's turn two away)",
+            )
+        )
     for part, means in PRIORS.items():
         if part in p:
             lines.append((part, p[part], means))
