@@ -33,6 +33,7 @@ RUNS = [
     ("roots_transcript.py", [], "roots"),
     ("secrets_detector.py", [], "caught"),
     ("startup.py", ["--starts", "1"], "initialize"),
+    ("statement_ab.py", ["--against", "HEAD", "--size", "300", "--queries", "4", "--rounds", "1"], "this build"),
     ("stdio_latency.py", ["--memories", "30", "--queries", "6"], "p50"),
     ("store_throughput.py", ["--clients", "2", "--texts", "6", "--memories", "50"], "audit"),
     ("text_rules.py", ["--size", "4096"], "slowest"),
@@ -40,6 +41,7 @@ RUNS = [
 ]
 NEEDS_SHARED = [  # the shared benchmark data beside the checkout
     ("locomo.py", ["--convs", "conv-30"], "R@10"),
+    ("locomo_sweep.py", ["--convs", "conv-30", "--sweep", '{"second_context": 0.0}'], "single-hop"),
     ("abstention.py", ["--limit", "6"], "empty prompt"),
     ("hooks_replay.py", ["--limit", "24"], "latency of a hook call"),
     ("hook_time.py", [], "prompts that name a time"),
