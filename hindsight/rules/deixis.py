@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from .bilingual import STOP_EN
+from .text import whole_word_at
 
 _EN = re.compile(
     r"\b(?:this|our|the current)\s+(?:repo|repository|project|codebase|code\s*base|service|app|application"
@@ -37,12 +38,6 @@ def open_project(query: str, open_projects: Sequence[str]) -> str | None:
     return project
 
 
-# A character that continues a name: a letter or digit of a script written with spaces
-# ("basket" in "baskets", "basket-ui", "basket_v2", "café"), not a CJK character ("basket的埋点")
-# or punctuation.
-_WORD_GOES_ON = re.compile(r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|-")
-
-
 @lru_cache(maxsize=4096)
 def names_project(query: str, project: str) -> bool:
     """Whether the question names the project as a word of its own ("on basket", "basket's
@@ -51,11 +46,4 @@ def names_project(query: str, project: str) -> bool:
     name = project.strip().lower()
     if len(name) < 2 or len(name) > 200 or name in STOP_EN:
         return False
-    hay = query.lower()
-    at = hay.find(name)
-    while at != -1:
-        end = at + len(name)
-        if not (at and _WORD_GOES_ON.match(hay, at - 1)) and not _WORD_GOES_ON.match(hay, end):
-            return True
-        at = hay.find(name, at + 1)
-    return False
+    return next(whole_word_at(query.lower(), name), None) is not None

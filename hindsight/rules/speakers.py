@@ -16,14 +16,11 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from .text import CJK, ascii_lower
+from .text import CJK, ascii_lower, whole_word_at
 
 # Speakers that are a role or a pronoun, not a person a question names ("What did I say?").
 _ROLES = frozenset("i me you we us user assistant system bot human ai model agent tool".split())
 _TITLES = frozenset("mr mrs ms miss mx dr prof sir madam".split())  # "Dr Smith": not a first name
-# A character that continues a name: a letter or digit of a script written with spaces (a CJK
-# character after "Caroline" does not: "Caroline的工作"), or a hyphen.
-_NAME_CHAR = re.compile(r"[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]|-")
 _SENTENCE_GOES_ON = re.compile(r"\s+[a-z]")  # "Will the deploy work?": "Will" starts a sentence
 _ANOTHER_SURNAME = re.compile(r"\s+[A-Z][a-z]")  # "Caroline Smith" is not Caroline Reyes
 
@@ -33,14 +30,12 @@ def _says(question: str, name: str, fold: bool = False, first_name: bool = False
     as the first word of a sentence that goes on ("Will the deploy work?", "Mark the task
     done"). Found with str.find and its edges looked at: linear, whatever the name."""
     hay, needle = (ascii_lower(question), ascii_lower(name)) if fold else (question, name)
-    at = hay.find(needle)
-    while at != -1:
+    for at in whole_word_at(hay, needle):  # ascii_lower keeps each position: the question's edges
         end = at + len(needle)
-        alone = not (at and _NAME_CHAR.match(question, at - 1)) and not _NAME_CHAR.match(question, end)
-        if alone and (at or not _SENTENCE_GOES_ON.match(question, end)):
-            if not (first_name and _ANOTHER_SURNAME.match(question, end)):
-                return True
-        at = hay.find(needle, at + 1)
+        if (at or not _SENTENCE_GOES_ON.match(question, end)) and not (
+            first_name and _ANOTHER_SURNAME.match(question, end)
+        ):
+            return True
     return False
 
 

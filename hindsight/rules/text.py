@@ -6,7 +6,7 @@ import hashlib
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any
+from typing import Any, Iterator
 
 # CJK ideographs, kana and hangul: scripts written without spaces between words. The one
 # definition: dedup and the write policy use it too.
@@ -24,6 +24,23 @@ ZH_STOP = frozenset(
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+# A character that continues a word of a script written with spaces: a letter, digit or
+# underscore of such a script, or a hyphen ("basket" in "baskets", "basket-ui", "café"); not a
+# CJK character ("Caroline的工作", "basket 的埋点") or punctuation.
+_WORD_GOES_ON = re.compile(r"[^\W" + CJK.pattern[1:-1] + r"]|-")
+
+
+def whole_word_at(text: str, word: str) -> Iterator[int]:
+    """Where `word` stands in `text` as a word of its own (what is on either side does not
+    continue it), first to last. Found with str.find and its edges looked at: linear, whatever
+    the word."""
+    at = text.find(word)
+    while at != -1:
+        end = at + len(word)
+        if not (at and _WORD_GOES_ON.match(text, at - 1)) and not _WORD_GOES_ON.match(text, end):
+            yield at
+        at = text.find(word, at + 1)
 
 
 def ascii_lower(text: str) -> str:
