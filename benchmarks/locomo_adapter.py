@@ -24,18 +24,23 @@ def hindsight() -> str:
     return str(beside) if beside.exists() else "hindsight"
 
 
+def import_line(m: dict, conv: str) -> str:
+    """A LoCoMo turn (the harness's memory: text, timestamp, id, metadata) as a line of
+    `hindsight import`: each LoCoMo session one hindsight session."""
+    meta = m.get("metadata", {})
+    line = {"content": m["text"], "timestamp": m["timestamp"], "id": m["id"], "metadata": meta}
+    if meta.get("session") is not None:  # the conversation's session is ours
+        line["session_id"] = f"{conv}-session-{meta['session']}"
+    return json.dumps(line, ensure_ascii=False)
+
+
 def main(memories: str, queries: str, output: str, conv: str) -> None:
     agent = f"locomo-{conv}-{uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory() as tmp:
         to_import = Path(tmp) / "import.jsonl"
         with open(memories, encoding="utf-8") as src, open(to_import, "w", encoding="utf-8") as dst:
             for line in src:
-                m = json.loads(line)
-                meta = m.get("metadata", {})
-                line = {"content": m["text"], "timestamp": m["timestamp"], "id": m["id"], "metadata": meta}
-                if meta.get("session") is not None:  # the conversation's session is ours
-                    line["session_id"] = f"{conv}-session-{meta['session']}"
-                dst.write(json.dumps(line, ensure_ascii=False) + "\n")
+                dst.write(import_line(json.loads(line), conv) + "\n")
         batch = Path(tmp) / "queries.jsonl"
         with open(queries, encoding="utf-8") as src, open(batch, "w", encoding="utf-8") as dst:
             for line in src:

@@ -28,6 +28,9 @@ from datetime import datetime
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from locomo_adapter import import_line  # noqa: E402  (the same lines as locomo.py imports)
+
 SHARED = HERE.parent.parent / "shared" / "bench"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (5, 10, 20)
@@ -47,19 +50,7 @@ def import_all(home: str, convs) -> None:
     env = {**os.environ, "HINDSIGHT_HOME": home, "HINDSIGHT_LOG_LEVEL": "WARNING"}
     env.pop("HINDSIGHT_DATABASE_URL", None)
     for c in convs:
-        lines = [
-            json.dumps(
-                {
-                    "content": m["text"],
-                    "timestamp": m["timestamp"],
-                    "id": m["id"],
-                    "metadata": m["metadata"],
-                    "session_id": f"{c['id']}-session-{m['metadata']['session']}",
-                },
-                ensure_ascii=False,
-            )
-            for m in c["memories"]
-        ]
+        lines = [import_line(m, c["id"]) for m in c["memories"]]
         path = Path(home) / f"{c['id']}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         subprocess.run(

@@ -164,11 +164,18 @@ async def plans(db, recall, agent, queries):
             runs = [(name, catalogue.get(name), args) for name, args in recorded.calls]
             runs.append((BASELINE, BASELINE_SQL, (agent, await recall.embedder.query(query))))
             for name, sql, args in runs:
-                lines = [r[0] for r in await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + sql, *args)]
+                lines, planning, execution = await explained(conn, sql, args)
                 first.setdefault(name, lines)
-                said = {line.split(":")[0]: float(line.split(":")[1].split()[0]) for line in lines if " Time: " in line}
-                times.setdefault(name, []).append((said["Planning Time"], said["Execution Time"]))
+                times.setdefault(name, []).append((planning, execution))
     return first, times
+
+
+async def explained(conn, sql, args) -> tuple[list[str], float, float]:
+    """EXPLAIN ANALYZE of a statement as prepared with these arguments: its plan's lines, and
+    the planning and execution times it reports (ms)."""
+    lines = [r[0] for r in await conn.fetch("EXPLAIN (ANALYZE, BUFFERS, FORMAT TEXT) " + sql, *args)]
+    said = {line.split(":")[0]: float(line.split(":")[1].split()[0]) for line in lines if " Time: " in line}
+    return lines, said["Planning Time"], said["Execution Time"]
 
 
 def plan_table(size, times, n):

@@ -38,23 +38,14 @@ import recall_latency as rl  # noqa: E402
 def other_statement(rev: str, name: str) -> str:
     from hindsight.data import queries
 
-    root = HERE.parent
-    files = subprocess.run(
-        ["git", "ls-tree", "--name-only", rev, "sql/queries/"], cwd=root, check=True, capture_output=True, text=True
-    ).stdout.split()
-    loaded: dict[str, str] = {}
-    for f in files:
-        if f.endswith(".sql"):
-            text = subprocess.run(["git", "show", f"{rev}:{f}"], cwd=root, check=True, capture_output=True, text=True)
-            loaded.update(queries.parse(text.stdout))
-    if name not in loaded:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=HERE.parent, check=True, capture_output=True, text=True).stdout
+
+    files = [f for f in git("ls-tree", "--name-only", rev, "sql/queries/").split() if f.endswith(".sql")]
+    statements = queries.catalogue({f: git("show", f"{rev}:{f}") for f in files})
+    if name not in statements:
         sys.exit(f"{rev} has no statement {name!r}")
-    return queries._expand(loaded[name], loaded)
-
-
-def pct(xs: list[float], p: int) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(len(xs) * p / 100))]
+    return statements[name]
 
 
 async def run(args, url) -> None:
@@ -94,10 +85,9 @@ async def run(args, url) -> None:
                     started = time.perf_counter()
                     await conn.fetch(texts[build], *call)
                     wall[build].append((time.perf_counter() - started) * 1000)
-                    lines = [r[0] for r in await conn.fetch("EXPLAIN (ANALYZE) " + texts[build], *call)]
-                    said = {x.split(":")[0]: float(x.split(":")[1].split()[0]) for x in lines if " Time: " in x}
-                    plan[build].append(said["Planning Time"])
-                    execution[build].append(said["Execution Time"])
+                    _, planning, executing = await rl.explained(conn, texts[build], call)
+                    plan[build].append(planning)
+                    execution[build].append(executing)
     await db.close()
     rows = max(loaded, args.size)
     print(
@@ -108,7 +98,7 @@ async def run(args, url) -> None:
         print(
             f"{build:>12} | "
             + " | ".join(
-                f"{statistics.median(xs):>6.2f} / {pct(xs, 95):>6.2f}"
+                f"{statistics.median(xs):>6.2f} / {rl.pct(xs, 95):>6.2f}"
                 for xs in (wall[build], plan[build], execution[build])
             )
         )

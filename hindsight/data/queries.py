@@ -33,16 +33,21 @@ def parse(text: str) -> dict[str, str]:
     return found
 
 
-def _load() -> dict[str, str]:
+def catalogue(files: dict[str, str]) -> dict[str, str]:
+    """Every statement of the files (file name -> text), its fragments expanded."""
     loaded: dict[str, str] = {}
-    folder = resources.files("hindsight.sql") / "queries"
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".sql"):
-            for name, sql in parse(entry.read_text(encoding="utf-8")).items():
-                if name in loaded:
-                    raise ValueError(f"query {name!r} is defined twice ({entry.name})")
-                loaded[name] = sql
+    for file, text in files.items():
+        for name, sql in parse(text).items():
+            if name in loaded:
+                raise ValueError(f"query {name!r} is defined twice ({file})")
+            loaded[name] = sql
     return {name: _expand(sql, loaded) for name, sql in loaded.items()}
+
+
+def _load() -> dict[str, str]:
+    folder = resources.files("hindsight.sql") / "queries"
+    entries = sorted((e for e in folder.iterdir() if e.name.endswith(".sql")), key=lambda e: e.name)
+    return catalogue({e.name: e.read_text(encoding="utf-8") for e in entries})
 
 
 def _expand(sql: str, known: dict[str, str], depth: int = 0) -> str:
