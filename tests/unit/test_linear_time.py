@@ -29,6 +29,8 @@ from hindsight.rules import (
     guard,
     policy,
     privacy,
+    recap,
+    speakers,
     text,
     timeparse,
     trouble,
@@ -59,6 +61,9 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "query_words": bilingual.query_words,
     "lexical_key": dedup.lexical_key,
     "points_at_project": deixis.points_at_project,
+    "names_project": lambda s: deixis.names_project(s, "basket"),
+    "said_by_named": lambda s: speakers.said_by_named(s, {"speaker": "Caroline Reyes"}),
+    "asks_what_happened": lambda s: recap.asks_what_happened(s, "last week"),
     "asks_about_trouble": trouble.asks_about_trouble,
 }
 
@@ -72,7 +77,14 @@ def _quietly(rule, *args):
 
 # What the rules keep between calls (per-word results, the texts seen last): emptied before
 # each run, so that a run never gets its answer from the run before it.
-CACHED = (dedup._stem, text._identifier_forms, detectors._name_holds_credential, changes._subject_words)
+CACHED = (
+    dedup._stem,
+    text._identifier_forms,
+    detectors._name_holds_credential,
+    changes._subject_words,
+    deixis.names_project,
+    speakers._named,
+)
 
 
 def cpu_seconds(rule, value) -> float:
