@@ -172,7 +172,7 @@ class Recall:
             key: (nearest[key], True) if key in nearest else (float(held.unit() @ query), False)
             for key, held in rows.items()
         }
-        return list(rows.values()), _Found(found, cosines, unknown)
+        return list(rows.values()), _Found(found, cosines, unknown, query)
 
     async def _keyword_rows(
         self, req: Request, filters, window: timeparse.Window | None
@@ -276,6 +276,7 @@ class _Found(NamedTuple):
     keyword: dict  # key -> (keyword channel, score)
     cosines: dict  # key -> (cosine to the query, found by the vector channel)
     words: Words  # the question's words: which no memory of the agent holds, how rare each is
+    query: np.ndarray  # the query's embedding, unit length
 
 
 class _Held(NamedTuple):
@@ -299,6 +300,11 @@ class _Held(NamedTuple):
         c.similarity, by_vector = found.cosines[key]
         if by_vector:
             c.channels.add("vector")
+        if self.record["replaced"]:  # what it replaced: their cosines to the query and scripts (rare)
+            c.replaced = tuple(
+                (float(_unit(e) @ found.query), cjk_share(text))
+                for e, text in zip(self.record["replaced"], self.record["replaced_text"])
+            )
         return c
 
 

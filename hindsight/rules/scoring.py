@@ -9,7 +9,11 @@ an irrelevant one above a relevant one.
    at least 0.1 of cosine, e5's distance between related and unrelated text; a
    memory in the other language than the query gets `cross_lingual` added first:
    multilingual-e5 scores same-language pairs higher); keyword: BM25 over the best
-   BM25 of the query. α = 0.6.
+   BM25 of the query. α = 0.6. A memory that replaced others (a slot's newer value,
+   invalidate_memory's replaced_by) is as near to the question as the nearest of them (each
+   with its own language's allowance), less `replaced_margin` (0.01), when that is nearer
+   than itself: "Prefers ruff over flake8." answers a question about granary's linter,
+   which the memory it replaced described.
 2. Evidence multiplies relevance, so it scales with it:
        s = rel · (1 + time + tools + session + trouble)
    time: inside the window the query names ("yesterday", "上周"), for candidates at least
@@ -86,6 +90,7 @@ class Weights:
     dense_span: float = 0.1  # cosines are scaled over at least this range (a few candidates
     # must not turn a 0.01 difference into 0 vs 1)
     cross_lingual: float = 0.04  # cosine added across languages (e5's same-language bias)
+    replaced_margin: float = 0.01  # a replacement is this much less near than what it replaced, at most
     time: float = 1.0  # boost inside the query's time window
     time_floor: float = 0.6  # ... for candidates at least this share of the best relevance
     recap: float = 2.0  # the boost inside it when the question asks what happened then (no floor)
@@ -117,6 +122,7 @@ class Candidate:
 
     id: object
     similarity: float  # cosine to the query
+    replaced: tuple[tuple[float, float], ...] = ()  # the memories it replaced: (cosine to the query, cjk share)
     keyword: float = 0.0  # BM25 (0: the keyword channel did not find it)
     created_at: datetime | None = None
     memory_type: str = "episodic"
@@ -154,7 +160,7 @@ def relevance(cands: Sequence[Candidate], query_cjk: float, w: Weights) -> None:
     """Set parts['relevance'] (0-1) on every candidate."""
     if not cands:
         return
-    adjusted = [c.similarity + w.cross_lingual * abs(c.cjk - query_cjk) for c in cands]
+    adjusted = [near(c, query_cjk, w) for c in cands]
     hi = max(adjusted)
     lo = min(min(adjusted), hi - w.dense_span)
     best_kw = max(c.keyword for c in cands)
@@ -164,6 +170,19 @@ def relevance(cands: Sequence[Candidate], query_cjk: float, w: Weights) -> None:
         c.parts["dense"] = round(dense, 4)
         c.parts["keyword"] = round(kw, 4)
         c.parts["relevance"] = w.alpha * dense + (1 - w.alpha) * kw
+
+
+def near(c: Candidate, query_cjk: float, w: Weights) -> float:
+    """A candidate's cosine, with the cross-language allowance; for a memory that replaced
+    nearer ones, theirs (each with its own allowance) less the margin (parts['replaced'])."""
+    own = c.similarity + w.cross_lingual * abs(c.cjk - query_cjk)
+    if not c.replaced:
+        return own
+    lent = max(cos + w.cross_lingual * abs(cjk - query_cjk) for cos, cjk in c.replaced) - w.replaced_margin
+    if lent <= own:
+        return own
+    c.parts["replaced"] = round(lent, 4)
+    return lent
 
 
 def evidence(cands: Sequence[Candidate], w: Weights) -> None:

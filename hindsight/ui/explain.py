@@ -70,6 +70,10 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
     p = hit.get("score_parts", {})
     lines = [
         ("dense", p.get("dense", 0.0), "closeness in meaning, scaled so the closest candidate is 1"),
+    ]
+    if "replaced" in p:
+        lines.append(("replaced", p["replaced"], "cosine it took from a memory it replaced (nearer than its own)"))
+    lines += [
         ("keyword", p.get("keyword", 0.0), "word match (BM25) relative to the best word match"),
         (
             "relevance",

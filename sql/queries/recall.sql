@@ -159,6 +159,10 @@ vector AS (
 -- session), the memory just before and just after each in its session, with the minutes
 -- between them (the context ranking borrows from), and the keys of the ones two before and
 -- two after (prev2, next2: a speaker's own turn across the other's reply; not fetched).
+-- Each row also brings the embeddings and the start of the text of the memories it replaced
+-- (`replaced`, `replaced_text`: a slot's earlier values, invalidate_memory's replaced_by),
+-- whose nearness to the question ranking lends it (rules/scoring.py, step 1); an index lookup
+-- that finds nothing for most rows.
 -- Rows are reached by their key (agent_id, id) so that each is an index lookup.
 seed AS (
     SELECT agent_id, id, bool_or(strong) AS strong, max(similarity) AS similarity FROM seeds GROUP BY agent_id, id
@@ -196,11 +200,18 @@ SELECT memories.id, memories.agent_id, session_id, memory_type, content, metadat
        created_at, shared, likely_replaces, st.decay_score, st.last_accessed, embedding, project,
        w.prev, extract(epoch FROM created_at - w.prev_at) / 60 AS prev_minutes,
        w.next, extract(epoch FROM w.next_at - created_at) / 60 AS next_minutes, w.prev2, w.next2,
-       w.strong, w.similarity
+       w.strong, w.similarity, rp.replaced, rp.replaced_text
 FROM wanted w
 CROSS JOIN LATERAL (SELECT * FROM memories WHERE agent_id = w.agent_id AND id = w.id LIMIT 1) memories
 CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
                     WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) st
+LEFT JOIN LATERAL (  -- the memories it replaced (their invalidated_by), latest first: embeddings, and
+    -- the start of their text (which script they are written in)
+    SELECT array_agg(embedding::real[] ORDER BY invalidated_at DESC) AS replaced,
+           array_agg(left(content, 400) ORDER BY invalidated_at DESC) AS replaced_text FROM (
+        SELECT embedding, content, invalidated_at FROM memories r
+        WHERE r.agent_id = memories.agent_id AND r.invalidated_by = memories.id AND r.invalidated_at <= $3
+        ORDER BY invalidated_at DESC LIMIT 4) r) rp ON true
 WHERE (memories.agent_id = $1 OR ($2 AND shared))
   --@ recall_filters_row
   AND ($9::real <= 0 OR st.decay_score >= $9::real)  -- recall_filter_decay, from the row in hand
@@ -235,7 +246,7 @@ held AS (
   --@ candidate_rows
 UNION ALL
 SELECT f.id, f.agent_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-       NULL, NULL, NULL, NULL, NULL, NULL, f.strong, f.similarity
+       NULL, NULL, NULL, NULL, NULL, NULL, f.strong, f.similarity, NULL, NULL
 FROM finds f
 WHERE EXISTS (SELECT 1 FROM held h WHERE h.agent_id = f.agent_id AND h.id = f.id AND (h.strong OR NOT f.strong))
 

@@ -234,6 +234,35 @@ def test_a_memory_named_as_replaced_at_write_time_sinks_under_its_successor():
     assert [c.id for c in scoring.rank([old2, unrelated], query_cjk=0.0, similar=lambda a, b: 0.0)][0] == "old2"
 
 
+def test_a_replacement_is_as_near_as_what_it_replaced():
+    """ "Prefers ruff over flake8." is far from "Which linter does granary use?"; the memory it
+    replaced ("granary's Python is linted with flake8 ...") was near: the current value of
+    the same thing answers the question."""
+    terse = Candidate("terse", similarity=0.78, keyword=1.0, replaced=((0.88, 0.0), (0.70, 0.0)))
+    other = Candidate("other", similarity=0.85, keyword=1.0)
+    filler = [Candidate(f"f{i}", similarity=0.80 + 0.002 * i) for i in range(4)]
+    ranked = scoring.rank([other, terse, *filler], query_cjk=0.0, similar=lambda a, b: 0.0)
+    assert ranked[0].id == "terse"
+    assert ranked[0].parts["replaced"] == pytest.approx(0.88 - scoring.Weights().replaced_margin)
+    assert ranked[0].similarity == 0.78  # its own cosine is still what it reports
+    # what it replaced was farther than itself: nothing changes
+    plain = [
+        Candidate("terse", similarity=0.78, keyword=1.0, replaced=((0.70, 0.0),)),
+        Candidate("other", 0.85, keyword=1.0),
+    ]
+    ranked = scoring.rank(plain, query_cjk=0.0, similar=lambda a, b: 0.0)
+    assert [c.id for c in ranked] == ["other", "terse"] and "replaced" not in ranked[1].parts
+    # a near tie with what it replaced goes to the memory that is near on its own
+    tie = [Candidate("terse", similarity=0.70, replaced=((0.855, 0.0),)), Candidate("other", similarity=0.85)]
+    assert rank(tie) == ["other", "terse"]
+    # across languages each keeps its own allowance: an English successor of a Chinese note,
+    # for a Chinese question, lends the note's cosine once, not again with its own allowance
+    zh = [Candidate("en", similarity=0.70, replaced=((0.86, 1.0),)), Candidate("zh", similarity=0.857, cjk=1.0)]
+    ranked = scoring.rank(zh, query_cjk=1.0, similar=lambda a, b: 0.0)
+    assert [c.id for c in ranked] == ["zh", "en"]
+    assert ranked[1].parts["replaced"] == pytest.approx(0.86 - scoring.Weights().replaced_margin)
+
+
 def test_vector_plan_scans_small_agents_exactly_and_uses_the_index_for_large_ones():
     plan = scoring.vector_plan
     assert plan(0, 0) == "exact" and plan(150, 1_000_000) == "exact"
