@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..rules import bilingual, relevance
 from ..rules.changes import subject_words
@@ -49,33 +49,42 @@ def judge(
     lexicon: Any,
     open_projects: Sequence[str] = (),
     time_words: str = "",
+    lent: Mapping[Any, tuple[float, str]] | None = None,
 ) -> Verdict:
     """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
     verdict on them all: how likely anything among them is relevant, and whether the question
     names something never stored. `time_words`: the words that named a time ("last Thursday",
-    前天), which name nothing stored however they are written."""
+    前天), which name nothing stored however they are written. `lent`: by hit id, the cosine
+    and text of a memory the hit replaced and ranks by (rules.scoring.near): the hit is as
+    relevant as that one would be, if more than on its own evidence."""
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
     question = subject_words(query, translate)
     query_cjk = cjk_share(query) >= CJK_TEXT
     unknown = [w for w in words.unknown if not _says_time(w, time_words)]
     named = relevance.names_unknown(query, unknown)
-    judged = []
-    for rank, hit in enumerate(hits, 1):
-        covered, missing = relevance.coverage(question, hit["content"], translate, words.rarity)
+
+    def weighed(hit: dict[str, Any], rank: int, similarity: float, text: str) -> tuple[float, relevance.Evidence]:
+        covered, missing = relevance.coverage(question, text, translate, words.rarity)
         evidence = relevance.Evidence(
-            similarity=float(hit["similarity"]),
-            lead=relevance.lead(float(hit["similarity"]), cosines),
+            similarity=similarity,
+            lead=relevance.lead(similarity, cosines),
             coverage=covered,
             missing=missing,
             unknown=words.share,
             keyword="keyword" in hit["channels"] or "shared_keyword" in hit["channels"],
-            cross=(cjk_share(hit["content"]) >= CJK_TEXT) != query_cjk,
+            cross=(cjk_share(text) >= CJK_TEXT) != query_cjk,
             short=len(question) <= 2,
             first=1.0 / rank,
             project=_project(hit.get("project"), open_projects),
             named=named,
         )
-        p = relevance.probability(evidence)
+        return relevance.probability(evidence), evidence
+
+    judged = []
+    for rank, hit in enumerate(hits, 1):
+        p, evidence = weighed(hit, rank, float(hit["similarity"]), hit["content"])
+        if lent and hit["id"] in lent:  # as relevant as the memory it replaced and ranks by, if more
+            p, evidence = max((p, evidence), weighed(hit, rank, *lent[hit["id"]]), key=lambda judged_as: judged_as[0])
         judged.append((p, evidence))
         hit["relevance"] = round(p, 4)
         hit["evidence"] = {

@@ -90,7 +90,8 @@ class Recall:
         rows, found = await self._candidates(req, window, use_decay)
         ranked_at = time.perf_counter()
         keep = req.top_k * (RERANK_DEPTH if self.reranker is not None else 1)
-        hits = self._rank(req, rows, found, window, use_decay)[:keep]
+        ranked = self._rank(req, rows, found, window, use_decay)
+        hits = ranked[:keep]
         _TIMINGS.get().update(
             rank=(time.perf_counter() - ranked_at) * 1000,
             candidates=len(rows),
@@ -100,7 +101,7 @@ class Recall:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: req.top_k]
         cosines, said = [c for c, _ in found.cosines.values()], window.matched if window else ""
-        verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects, said)
+        verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects, said, ranked.lent())
         abstain = nothing_relevant(verdict, names_a_time=window is not None)
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(
@@ -240,7 +241,7 @@ class Recall:
 
     def _rank(
         self, req: Request, held: list["_Held"], found: "_Found", window: timeparse.Window | None, use_decay: bool
-    ) -> list[dict[str, Any]]:
+    ) -> "_LazyHits":
         """Candidates ranked, best first, as hits (built lazily: callers keep the first few)."""
         cands = [h.candidate(req, found, window) for h in held]
         link_neighbours(cands)
@@ -270,6 +271,10 @@ class _LazyHits:
 
     def __getitem__(self, part: slice) -> list[dict[str, Any]]:
         return [_hit(self.rows[c.id], c) for c in self.ranked[part]]
+
+    def lent(self) -> dict[Any, tuple[float, str]]:
+        """The memories that rank by the nearness of one they replaced: its cosine, its text."""
+        return {c.id: c.lent for c in self.ranked if c.lent is not None}
 
 
 class _Found(NamedTuple):
@@ -302,7 +307,7 @@ class _Held(NamedTuple):
             c.channels.add("vector")
         if self.record["replaced"]:  # what it replaced: their cosines to the query and scripts (rare)
             c.replaced = tuple(
-                (float(_unit(e) @ found.query), cjk_share(text))
+                (float(_unit(e) @ found.query), cjk_share(text), text)
                 for e, text in zip(self.record["replaced"], self.record["replaced_text"])
             )
         return c

@@ -122,7 +122,6 @@ class Candidate:
 
     id: object
     similarity: float  # cosine to the query
-    replaced: tuple[tuple[float, float], ...] = ()  # the memories it replaced: (cosine to the query, cjk share)
     keyword: float = 0.0  # BM25 (0: the keyword channel did not find it)
     created_at: datetime | None = None
     memory_type: str = "episodic"
@@ -154,6 +153,10 @@ class Candidate:
     other_project: bool = False  # of another project than the one(s) open
     pointed: bool = False  # of the open project, which the question points at ("this repo"), or of one it names
     score: float = 0.0
+    replaced: tuple[
+        tuple[float, float, str], ...
+    ] = ()  # the memories it replaced: cosine to the query, cjk share, text
+    lent: tuple[float, str] | None = None  # the one whose nearness it ranks by: that cosine less the margin, its text
 
 
 def relevance(cands: Sequence[Candidate], query_cjk: float, w: Weights) -> None:
@@ -174,14 +177,18 @@ def relevance(cands: Sequence[Candidate], query_cjk: float, w: Weights) -> None:
 
 def near(c: Candidate, query_cjk: float, w: Weights) -> float:
     """A candidate's cosine, with the cross-language allowance; for a memory that replaced
-    nearer ones, theirs (each with its own allowance) less the margin (parts['replaced'])."""
+    nearer ones, theirs (each with its own allowance) less the margin: c.lent and
+    parts['replaced'] (that cosine) say which."""
     own = c.similarity + w.cross_lingual * abs(c.cjk - query_cjk)
-    if not c.replaced:
+    best = max(c.replaced, key=lambda r: r[0] + w.cross_lingual * abs(r[1] - query_cjk), default=None)
+    if best is None:
         return own
-    lent = max(cos + w.cross_lingual * abs(cjk - query_cjk) for cos, cjk in c.replaced) - w.replaced_margin
+    cosine, cjk, text = best
+    lent = cosine + w.cross_lingual * abs(cjk - query_cjk) - w.replaced_margin
     if lent <= own:
         return own
-    c.parts["replaced"] = round(lent, 4)
+    c.lent = (cosine - w.replaced_margin, text)
+    c.parts["replaced"] = round(cosine - w.replaced_margin, 4)
     return lent
 
 

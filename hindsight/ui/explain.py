@@ -72,7 +72,9 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
         ("dense", p.get("dense", 0.0), "closeness in meaning, scaled so the closest candidate is 1"),
     ]
     if "replaced" in p:
-        lines.append(("replaced", p["replaced"], "cosine it took from a memory it replaced (nearer than its own)"))
+        lines.append(
+            ("replaced", p["replaced"], "cosine of a memory it replaced, less 0.01: nearer than its own, so ranked by")
+        )
     lines += [
         ("keyword", p.get("keyword", 0.0), "word match (BM25) relative to the best word match"),
         (

@@ -211,6 +211,7 @@ LEFT JOIN LATERAL (  -- the memories it replaced (their invalidated_by), latest 
            array_agg(left(content, 400) ORDER BY invalidated_at DESC) AS replaced_text FROM (
         SELECT embedding, content, invalidated_at FROM memories r
         WHERE r.agent_id = memories.agent_id AND r.invalidated_by = memories.id AND r.invalidated_at <= $3
+          AND (r.agent_id = $1 OR r.shared)  -- another agent's shared memory lends only from what it shared
         ORDER BY invalidated_at DESC LIMIT 4) r) rp ON true
 WHERE (memories.agent_id = $1 OR ($2 AND shared))
   --@ recall_filters_row

@@ -1,6 +1,7 @@
 """A memory that replaced others (a slot's newer value, invalidate_memory's replaced_by) is as
 near to a question as what it replaced: a terse current value ("Prefers ruff over flake8.")
-answers the question its fuller, outdated predecessor described. Real database and embedder."""
+answers the question its fuller, outdated predecessor described, in the ranking and in the
+verdict on what is relevant (the prompt block shows it). Real database and embedder."""
 
 from __future__ import annotations
 
@@ -18,17 +19,18 @@ NEIGHBOURS = (
     "granary's CI runs the unit tests on every merge request.",
     "Lunch is at noon on Fridays.",
 )
+FLAKE8 = "granary's Python code is linted with flake8 and flake8-bugbear, configured in setup.cfg."
+
+
+async def _neighbours(memories, agent: str = "a") -> None:
+    for i, text in enumerate(NEIGHBOURS):
+        await memories.store(agent, text, memory_type="semantic", created_at=NOW - timedelta(days=30 + i))
 
 
 async def _linter_history(memories) -> tuple[str, str]:
-    for i, text in enumerate(NEIGHBOURS):
-        await memories.store("a", text, memory_type="semantic", created_at=NOW - timedelta(days=30 + i))
+    await _neighbours(memories)
     old = await memories.store(
-        "a",
-        "granary's Python code is linted with flake8 and flake8-bugbear, configured in setup.cfg.",
-        memory_type="semantic",
-        slot="preference:python_linter",
-        created_at=NOW - timedelta(days=60),
+        "a", FLAKE8, memory_type="semantic", slot="preference:python_linter", created_at=NOW - timedelta(days=60)
     )
     new = await memories.store(
         "a",
@@ -45,18 +47,26 @@ def _rank_of(answer: dict, memory_id: str) -> int | None:
     return ids.index(memory_id) if memory_id in ids else None
 
 
+def _off(recall) -> None:
+    recall.weights = dataclasses.replace(recall.weights, replaced_margin=1.0)  # nothing is ever nearer by 1
+
+
 async def test_the_current_value_of_a_slot_is_as_near_as_the_one_it_replaced(memories, recall):
     old, new = await _linter_history(memories)
     asked = await recall.retrieve("a", QUESTION, top_k=10)
     hit = {m["id"]: m for m in asked["memories"]}[new]
-    assert hit["score_parts"]["replaced"] > hit["similarity"]  # it borrowed what it replaced's nearness
+    assert hit["score_parts"]["replaced"] > hit["similarity"]  # it ranks by what it replaced's nearness
+    assert hit["relevant"]  # ... and is judged by it: a prompt block shows it
+    block = await recall.retrieve("a", QUESTION, top_k=10, format="prompt")
+    assert new in block["ids"] and "Prefers ruff" in block["prompt"]
     assert _rank_of(asked, old) is None  # the replaced memory itself stays out of current recall
-    recall.weights = dataclasses.replace(recall.weights, replaced_margin=1.0)  # the rule off
+    _off(recall)
     without = await recall.retrieve("a", QUESTION, top_k=10)
     # it shares no word with the question ("linted" is not "flake8"): the rule lifts it among the
     # notes that do (uv, the Airflow image's packages) from below all of them
     shown, alone = _rank_of(asked, new), _rank_of(without, new)
     assert shown <= 2 and (alone is None or alone > 2), [m["content"] for m in asked["memories"]]
+    assert not {m["id"]: m for m in without["memories"]}.get(new, {"relevant": False})["relevant"]
 
 
 async def test_before_the_replacement_the_old_value_answers(memories, recall):
@@ -65,9 +75,32 @@ async def test_before_the_replacement_the_old_value_answers(memories, recall):
     assert _rank_of(asked, new) is None and _rank_of(asked, old) == 0
 
 
+async def test_a_link_made_after_the_moment_asked_about_lends_nothing(memories, recall):
+    """Both were current on the day asked about; the link came later (invalidate_memory with
+    replaced_by, today): then, the newer one was not yet what replaced the older."""
+    await _neighbours(memories)
+    old = await memories.store("a", FLAKE8, memory_type="semantic", created_at=NOW - timedelta(days=60))
+    new = await memories.store(
+        "a", "Prefers ruff over flake8.", memory_type="semantic", created_at=NOW - timedelta(days=40)
+    )
+    await faced(memories).invalidate("a", old["id"], "ruff now", replaced_by=new["id"])
+    then = await recall.retrieve("a", QUESTION, as_of=NOW - timedelta(days=10), top_k=10)
+    hits = {m["id"]: m for m in then["memories"]}
+    assert old["id"] in hits and "replaced" not in hits[new["id"]]["score_parts"]
+    today = await recall.retrieve("a", QUESTION, top_k=10)
+    assert "replaced" in {m["id"]: m for m in today["memories"]}[new["id"]]["score_parts"]
+
+
 async def test_a_replacement_named_by_invalidate_memory_borrows_too(memories, recall):
-    for i, text in enumerate(NEIGHBOURS):
-        await memories.store("a", text, memory_type="semantic", created_at=NOW - timedelta(days=30 + i))
+    await _neighbours(memories)
+    for text in (
+        "Staging deploys of courier go through the Nomad job file in deploy/.",
+        "The dispatch service is deployed by Argo CD from the gitops repo.",
+        "courier serves ETAs on port 8080.",
+        "Production database migrations run from a laptop with goose.",
+        "Jenkins was shut down in March.",
+    ):
+        await memories.store("a", text, memory_type="procedural", created_at=NOW - timedelta(days=50))
     old = await memories.store(
         "a",
         "Production deploys of courier run from the Jenkins job courier-deploy-prod.",
@@ -80,10 +113,39 @@ async def test_a_replacement_named_by_invalidate_memory_borrows_too(memories, re
         memory_type="procedural",
         created_at=NOW - timedelta(days=5),
     )
-    question = "How do I deploy courier to production with Jenkins?"
-    before = await recall.retrieve("a", question, top_k=10)
     await faced(memories).invalidate("a", old["id"], "moved to GitLab CI", replaced_by=new["id"])
+    question = "Which Jenkins job deploys courier to prod?"
     after = await recall.retrieve("a", question, top_k=10)
     hit = {m["id"]: m for m in after["memories"]}[new["id"]]
-    assert "replaced" in hit["score_parts"] and _rank_of(after, new["id"]) == 0
-    assert _rank_of(before, new["id"]) != 0  # before the link it was not the first answer
+    assert "replaced" in hit["score_parts"] and _rank_of(after, new["id"]) == 0 and hit["relevant"]
+    _off(recall)
+    without = await recall.retrieve("a", question, top_k=10)
+    assert _rank_of(without, new["id"]) != 0  # the link, not the old memory's absence, put it first
+
+
+async def test_another_agents_shared_memory_lends_only_what_it_shared(memories, recall):
+    """b shared its current value but not the private note it replaced: a's recall must not
+    learn how near b's private note is to a's question."""
+    await _neighbours(memories, "a")
+    private = await memories.store(
+        "b",
+        "The granary database password is kept in the team vault under db/granary.",
+        memory_type="semantic",
+        slot="note:granary_db",
+        created_at=NOW - timedelta(days=30),
+    )
+    shared = await memories.store(
+        "b",
+        "Ask Kwame for database access.",
+        memory_type="semantic",
+        slot="note:granary_db",
+        shared=True,
+        created_at=NOW - timedelta(days=5),
+    )
+    question = "Where is the granary database password kept?"
+    asked = await recall.retrieve("a", question, top_k=10)
+    hits = {m["id"]: m for m in asked["memories"]}
+    assert private["id"] not in hits
+    assert shared["id"] in hits and "replaced" not in hits[shared["id"]]["score_parts"]
+    own = await recall.retrieve("b", question, top_k=10)  # its owner ranks it by the note it replaced
+    assert "replaced" in {m["id"]: m for m in own["memories"]}[shared["id"]]["score_parts"]

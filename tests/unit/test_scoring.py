@@ -238,26 +238,28 @@ def test_a_replacement_is_as_near_as_what_it_replaced():
     """ "Prefers ruff over flake8." is far from "Which linter does granary use?"; the memory it
     replaced ("granary's Python is linted with flake8 ...") was near: the current value of
     the same thing answers the question."""
-    terse = Candidate("terse", similarity=0.78, keyword=1.0, replaced=((0.88, 0.0), (0.70, 0.0)))
+    terse = Candidate("terse", similarity=0.78, keyword=1.0, replaced=((0.88, 0.0, "flake8"), (0.70, 0.0, "pylint")))
     other = Candidate("other", similarity=0.85, keyword=1.0)
     filler = [Candidate(f"f{i}", similarity=0.80 + 0.002 * i) for i in range(4)]
     ranked = scoring.rank([other, terse, *filler], query_cjk=0.0, similar=lambda a, b: 0.0)
     assert ranked[0].id == "terse"
     assert ranked[0].parts["replaced"] == pytest.approx(0.88 - scoring.Weights().replaced_margin)
     assert ranked[0].similarity == 0.78  # its own cosine is still what it reports
+    assert ranked[0].lent == (pytest.approx(0.88 - scoring.Weights().replaced_margin), "flake8")  # judged by it too
     # what it replaced was farther than itself: nothing changes
     plain = [
-        Candidate("terse", similarity=0.78, keyword=1.0, replaced=((0.70, 0.0),)),
+        Candidate("terse", similarity=0.78, keyword=1.0, replaced=((0.70, 0.0, "old"),)),
         Candidate("other", 0.85, keyword=1.0),
     ]
     ranked = scoring.rank(plain, query_cjk=0.0, similar=lambda a, b: 0.0)
     assert [c.id for c in ranked] == ["other", "terse"] and "replaced" not in ranked[1].parts
+    assert ranked[1].lent is None
     # a near tie with what it replaced goes to the memory that is near on its own
-    tie = [Candidate("terse", similarity=0.70, replaced=((0.855, 0.0),)), Candidate("other", similarity=0.85)]
+    tie = [Candidate("terse", similarity=0.70, replaced=((0.855, 0.0, "old"),)), Candidate("other", similarity=0.85)]
     assert rank(tie) == ["other", "terse"]
     # across languages each keeps its own allowance: an English successor of a Chinese note,
     # for a Chinese question, lends the note's cosine once, not again with its own allowance
-    zh = [Candidate("en", similarity=0.70, replaced=((0.86, 1.0),)), Candidate("zh", similarity=0.857, cjk=1.0)]
+    zh = [Candidate("en", similarity=0.70, replaced=((0.86, 1.0, "旧的"),)), Candidate("zh", similarity=0.857, cjk=1.0)]
     ranked = scoring.rank(zh, query_cjk=1.0, similar=lambda a, b: 0.0)
     assert [c.id for c in ranked] == ["zh", "en"]
     assert ranked[1].parts["replaced"] == pytest.approx(0.86 - scoring.Weights().replaced_margin)
