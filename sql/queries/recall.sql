@@ -161,8 +161,8 @@ vector AS (
 -- two after (prev2, next2: a speaker's own turn across the other's reply; not fetched).
 -- Each row also brings the embeddings and the start of the text of the memories it replaced
 -- (`replaced`, `replaced_text`: a slot's earlier values, invalidate_memory's replaced_by),
--- whose nearness to the question ranking lends it (rules/scoring.py, step 1); an index lookup
--- that finds nothing for most rows.
+-- whose nearness to the question ranking lends it (rules/scoring.py, step 1); two index
+-- lookups (memories, the archive) that find nothing for most rows.
 -- Rows are reached by their key (agent_id, id) so that each is an index lookup.
 seed AS (
     SELECT agent_id, id, bool_or(strong) AS strong, max(similarity) AS similarity FROM seeds GROUP BY agent_id, id
@@ -205,13 +205,19 @@ FROM wanted w
 CROSS JOIN LATERAL (SELECT * FROM memories WHERE agent_id = w.agent_id AND id = w.id LIMIT 1) memories
 CROSS JOIN LATERAL (SELECT decay_score, last_accessed FROM memory_state ms
                     WHERE ms.agent_id = memories.agent_id AND ms.id = memories.id) st
-LEFT JOIN LATERAL (  -- the memories it replaced (their invalidated_by), latest first: embeddings, and
-    -- the start of their text (which script they are written in)
+LEFT JOIN LATERAL (  -- what it replaced (their invalidated_by), the latest four by $3 (as_of), in
+    -- memories or in the archive (superseded long ago); another agent's shared memory lends
+    -- only from what it shared too
     SELECT array_agg(embedding::real[] ORDER BY invalidated_at DESC) AS replaced,
            array_agg(left(content, 400) ORDER BY invalidated_at DESC) AS replaced_text FROM (
-        SELECT embedding, content, invalidated_at FROM memories r
-        WHERE r.agent_id = memories.agent_id AND r.invalidated_by = memories.id AND r.invalidated_at <= $3
-          AND (r.agent_id = $1 OR r.shared)  -- another agent's shared memory lends only from what it shared
+        SELECT embedding, content, invalidated_at FROM (
+            SELECT m1.embedding, m1.content, m1.invalidated_at, m1.shared FROM memories m1
+            WHERE m1.agent_id = memories.agent_id AND m1.invalidated_by = memories.id
+            UNION ALL
+            SELECT a1.embedding, a1.content, a1.invalidated_at, a1.shared FROM memories_archive a1
+            WHERE a1.agent_id = memories.agent_id AND a1.invalidated_by = memories.id
+        ) r
+        WHERE r.invalidated_at <= $3 AND (memories.agent_id = $1 OR r.shared)
         ORDER BY invalidated_at DESC LIMIT 4) r) rp ON true
 WHERE (memories.agent_id = $1 OR ($2 AND shared))
   --@ recall_filters_row

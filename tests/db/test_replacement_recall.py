@@ -6,9 +6,12 @@ verdict on what is relevant (the prompt block shows it). Real database and embed
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from datetime import datetime, timedelta, timezone
 
 from faced import faced
+
+from hindsight.upkeep.maintenance import Maintenance
 
 NOW = datetime.now(timezone.utc)  # a write stamps invalidated_at with the clock
 QUESTION = "How is Python code linted in granary?"
@@ -67,6 +70,21 @@ async def test_the_current_value_of_a_slot_is_as_near_as_the_one_it_replaced(mem
     shown, alone = _rank_of(asked, new), _rank_of(without, new)
     assert shown <= 2 and (alone is None or alone > 2), [m["content"] for m in asked["memories"]]
     assert not {m["id"]: m for m in without["memories"]}.get(new, {"relevant": False})["relevant"]
+
+
+async def test_what_it_replaced_still_lends_from_the_archive(db, memories, recall):
+    """Maintenance moves a memory superseded long ago to the archive; the link, and what the
+    current value borrows from it, stay."""
+    old, new = await _linter_history(memories)
+    await db.pool.execute(
+        "UPDATE memories SET invalidated_at = now() - interval '100 days' WHERE id = $1", uuid.UUID(old)
+    )
+    report = await Maintenance(db, memories).run(NOW + timedelta(minutes=1))
+    assert report["archive"]["archived_superseded"] == 1
+    assert await db.pool.fetchval("SELECT count(*) FROM memories_archive WHERE id = $1", uuid.UUID(old)) == 1
+    asked = await recall.retrieve("a", QUESTION, top_k=10)
+    hit = {m["id"]: m for m in asked["memories"]}[new]
+    assert hit["score_parts"]["replaced"] > hit["similarity"] and hit["relevant"]
 
 
 async def test_before_the_replacement_the_old_value_answers(memories, recall):

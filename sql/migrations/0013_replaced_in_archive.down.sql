@@ -1,0 +1,1 @@
+DROP INDEX memories_archive_invalidated_by;

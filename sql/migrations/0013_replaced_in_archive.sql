@@ -1,0 +1,6 @@
+-- 0013_replaced_in_archive: recall ranks a memory that replaced others by the nearest of
+-- them (rules/scoring.py, step 1), reading them by their invalidated_by. Maintenance moves
+-- memories superseded more than 90 days ago to memories_archive, where the link stays; recall
+-- reads them there too, through the index memories already has (memories_invalidated_by).
+CREATE INDEX memories_archive_invalidated_by ON memories_archive (agent_id, invalidated_by)
+    WHERE invalidated_by IS NOT NULL;
