@@ -49,12 +49,12 @@ def judge(
     lexicon: Any,
     open_projects: Sequence[str] = (),
     time_words: str = "",
-    lent: Mapping[Any, tuple[float, str]] | None = None,
+    lent: Mapping[tuple, tuple[float, str]] | None = None,
 ) -> Verdict:
     """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
     verdict on them all: how likely anything among them is relevant, and whether the question
     names something never stored. `time_words`: the words that named a time ("last Thursday",
-    前天), which name nothing stored however they are written. `lent`: by hit id, the cosine
+    前天), which name nothing stored however they are written. `lent`: by (agent, id), the cosine
     and text of a memory the hit replaced and ranks by (rules.scoring.near): the hit is as
     relevant as that one would be, if more than on its own evidence."""
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
@@ -83,8 +83,9 @@ def judge(
     judged = []
     for rank, hit in enumerate(hits, 1):
         p, evidence = weighed(hit, rank, float(hit["similarity"]), hit["content"])
-        if lent and hit["id"] in lent:  # as relevant as the memory it replaced and ranks by, if more
-            p, evidence = max((p, evidence), weighed(hit, rank, *lent[hit["id"]]), key=lambda judged_as: judged_as[0])
+        key = (hit["agent_id"], hit["id"])
+        if lent and key in lent:  # as relevant as the memory it replaced and ranks by, if more
+            p, evidence = max((p, evidence), weighed(hit, rank, *lent[key]), key=lambda judged_as: judged_as[0])
         judged.append((p, evidence))
         hit["relevance"] = round(p, 4)
         hit["evidence"] = {

@@ -272,9 +272,10 @@ class _LazyHits:
     def __getitem__(self, part: slice) -> list[dict[str, Any]]:
         return [_hit(self.rows[c.id], c) for c in self.ranked[part]]
 
-    def lent(self) -> dict[Any, tuple[float, str]]:
-        """The memories that rank by the nearness of one they replaced: its cosine, its text."""
-        return {c.id: c.lent for c in self.ranked if c.lent is not None}
+    def lent(self) -> dict[tuple, tuple[float, str]]:
+        """The memories that rank by the nearness of one they replaced, by (agent, id): its
+        cosine, its text."""
+        return {(self.rows[c.id]["agent_id"], c.id): c.lent for c in self.ranked if c.lent is not None}
 
 
 class _Found(NamedTuple):

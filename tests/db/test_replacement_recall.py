@@ -167,3 +167,19 @@ async def test_another_agents_shared_memory_lends_only_what_it_shared(memories, 
     assert shared["id"] in hits and "replaced" not in hits[shared["id"]]["score_parts"]
     own = await recall.retrieve("b", question, top_k=10)  # its owner ranks it by the note it replaced
     assert "replaced" in {m["id"]: m for m in own["memories"]}[shared["id"]]["score_parts"]
+
+
+async def test_a_shared_memory_lends_from_what_its_agent_shared_before_it(memories, recall):
+    await _neighbours(memories, "a")
+    for text, days in ((FLAKE8, 60), ("Prefers ruff over flake8.", 10)):
+        await memories.store(
+            "b",
+            text,
+            memory_type="semantic",
+            slot="preference:python_linter",
+            shared=True,
+            created_at=NOW - timedelta(days=days),
+        )
+    asked = await recall.retrieve("a", QUESTION, top_k=10)
+    hit = next(m for m in asked["memories"] if m["content"] == "Prefers ruff over flake8.")
+    assert hit["agent_id"] == "b" and hit["score_parts"]["replaced"] > hit["similarity"]
