@@ -180,15 +180,16 @@ def near(c: Candidate, query_cjk: float, w: Weights) -> float:
     nearer ones, theirs (each with its own allowance) less the margin: c.lent and
     parts['replaced'] (that cosine) say which."""
     own = c.similarity + w.cross_lingual * abs(c.cjk - query_cjk)
-    best = max(c.replaced, key=lambda r: r[0] + w.cross_lingual * abs(r[1] - query_cjk), default=None)
-    if best is None:
+    allowed = (
+        (cosine + w.cross_lingual * abs(cjk - query_cjk) - w.replaced_margin, cosine - w.replaced_margin, text)
+        for cosine, cjk, text in c.replaced
+    )
+    best = max(allowed, key=lambda r: r[0], default=None)
+    if best is None or best[0] <= own:
         return own
-    cosine, cjk, text = best
-    lent = cosine + w.cross_lingual * abs(cjk - query_cjk) - w.replaced_margin
-    if lent <= own:
-        return own
-    c.lent = (cosine - w.replaced_margin, text)
-    c.parts["replaced"] = round(cosine - w.replaced_margin, 4)
+    lent, cosine, text = best
+    c.lent = (cosine, text)
+    c.parts["replaced"] = round(cosine, 4)
     return lent
 
 

@@ -73,7 +73,11 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
     ]
     if "replaced" in p:
         lines.append(
-            ("replaced", p["replaced"], "cosine of a memory it replaced, less 0.01: nearer than its own, so ranked by")
+            (
+                "replaced",
+                p["replaced"],
+                f"cosine of a memory it replaced, less {W.replaced_margin:g}: nearer than its own, so ranked by",
+            )
         )
     lines += [
         ("keyword", p.get("keyword", 0.0), "word match (BM25) relative to the best word match"),

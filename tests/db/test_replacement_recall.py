@@ -25,23 +25,21 @@ NEIGHBOURS = (
 FLAKE8 = "granary's Python code is linted with flake8 and flake8-bugbear, configured in setup.cfg."
 
 
+async def _write(memories, text: str, days_ago: float, agent: str = "a", **options) -> dict:
+    """Store `text` as `agent` wrote it `days_ago` (a semantic memory unless told otherwise)."""
+    options.setdefault("memory_type", "semantic")
+    return await memories.store(agent, text, created_at=NOW - timedelta(days=days_ago), **options)
+
+
 async def _neighbours(memories, agent: str = "a") -> None:
     for i, text in enumerate(NEIGHBOURS):
-        await memories.store(agent, text, memory_type="semantic", created_at=NOW - timedelta(days=30 + i))
+        await _write(memories, text, 30 + i, agent)
 
 
 async def _linter_history(memories) -> tuple[str, str]:
     await _neighbours(memories)
-    old = await memories.store(
-        "a", FLAKE8, memory_type="semantic", slot="preference:python_linter", created_at=NOW - timedelta(days=60)
-    )
-    new = await memories.store(
-        "a",
-        "Prefers ruff over flake8.",
-        memory_type="semantic",
-        slot="preference:python_linter",
-        created_at=NOW - timedelta(days=10),
-    )
+    old = await _write(memories, FLAKE8, 60, slot="preference:python_linter")
+    new = await _write(memories, "Prefers ruff over flake8.", 10, slot="preference:python_linter")
     return old["id"], new["id"]
 
 
@@ -97,10 +95,8 @@ async def test_a_link_made_after_the_moment_asked_about_lends_nothing(memories, 
     """Both were current on the day asked about; the link came later (invalidate_memory with
     replaced_by, today): then, the newer one was not yet what replaced the older."""
     await _neighbours(memories)
-    old = await memories.store("a", FLAKE8, memory_type="semantic", created_at=NOW - timedelta(days=60))
-    new = await memories.store(
-        "a", "Prefers ruff over flake8.", memory_type="semantic", created_at=NOW - timedelta(days=40)
-    )
+    old = await _write(memories, FLAKE8, 60)
+    new = await _write(memories, "Prefers ruff over flake8.", 40)
     await faced(memories).invalidate("a", old["id"], "ruff now", replaced_by=new["id"])
     then = await recall.retrieve("a", QUESTION, as_of=NOW - timedelta(days=10), top_k=10)
     hits = {m["id"]: m for m in then["memories"]}
@@ -118,19 +114,14 @@ async def test_a_replacement_named_by_invalidate_memory_borrows_too(memories, re
         "Production database migrations run from a laptop with goose.",
         "Jenkins was shut down in March.",
     ):
-        await memories.store("a", text, memory_type="procedural", created_at=NOW - timedelta(days=50))
-    old = await memories.store(
-        "a",
+        await _write(memories, text, 50, memory_type="procedural")
+    old = await _write(
+        memories,
         "Production deploys of courier run from the Jenkins job courier-deploy-prod.",
+        40,
         memory_type="procedural",
-        created_at=NOW - timedelta(days=40),
     )
-    new = await memories.store(
-        "a",
-        "Only GitLab CI now: the manual deploy:prod button.",
-        memory_type="procedural",
-        created_at=NOW - timedelta(days=5),
-    )
+    new = await _write(memories, "Only GitLab CI now: the manual deploy:prod button.", 5, memory_type="procedural")
     await faced(memories).invalidate("a", old["id"], "moved to GitLab CI", replaced_by=new["id"])
     question = "Which Jenkins job deploys courier to prod?"
     after = await recall.retrieve("a", question, top_k=10)
@@ -145,21 +136,14 @@ async def test_another_agents_shared_memory_lends_only_what_it_shared(memories, 
     """b shared its current value but not the private note it replaced: a's recall must not
     learn how near b's private note is to a's question."""
     await _neighbours(memories, "a")
-    private = await memories.store(
-        "b",
+    private = await _write(
+        memories,
         "The granary database password is kept in the team vault under db/granary.",
-        memory_type="semantic",
-        slot="note:granary_db",
-        created_at=NOW - timedelta(days=30),
-    )
-    shared = await memories.store(
+        30,
         "b",
-        "Ask Kwame for database access.",
-        memory_type="semantic",
         slot="note:granary_db",
-        shared=True,
-        created_at=NOW - timedelta(days=5),
     )
+    shared = await _write(memories, "Ask Kwame for database access.", 5, "b", slot="note:granary_db", shared=True)
     question = "Where is the granary database password kept?"
     asked = await recall.retrieve("a", question, top_k=10)
     hits = {m["id"]: m for m in asked["memories"]}
@@ -172,14 +156,7 @@ async def test_another_agents_shared_memory_lends_only_what_it_shared(memories, 
 async def test_a_shared_memory_lends_from_what_its_agent_shared_before_it(memories, recall):
     await _neighbours(memories, "a")
     for text, days in ((FLAKE8, 60), ("Prefers ruff over flake8.", 10)):
-        await memories.store(
-            "b",
-            text,
-            memory_type="semantic",
-            slot="preference:python_linter",
-            shared=True,
-            created_at=NOW - timedelta(days=days),
-        )
+        await _write(memories, text, days, "b", slot="preference:python_linter", shared=True)
     asked = await recall.retrieve("a", QUESTION, top_k=10)
     hit = next(m for m in asked["memories"] if m["content"] == "Prefers ruff over flake8.")
     assert hit["agent_id"] == "b" and hit["score_parts"]["replaced"] > hit["similarity"]
