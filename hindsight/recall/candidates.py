@@ -1,6 +1,8 @@
 """What ranking reads of a candidate's row (rules/scoring.py's Candidate): pure, the row and
 the request in, a Candidate out (its cosine to the query is set when the vector channel has
-answered)."""
+answered). A candidate, and every memory it names (its session neighbours, what it said it
+replaces), is known by its key, (agent, id): another agent's shared memory may carry the same
+id as one of the agent's own (an export imported into a second agent keeps its ids)."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ from .request import Request
 def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window | None) -> scoring.Candidate:
     """What ranking reads of a row, but its cosine to the query (_Held.candidate sets it)."""
     meta = row["metadata"] or {}
-    key = (row["agent_id"], row["id"])
+    agent = row["agent_id"]
+    key = (agent, row["id"])
     channel, keyword = keyword_found.get(key, (None, 0.0))
     tools_used = meta.get("tools_used") if isinstance(meta.get("tools_used"), list) else []
     uses_tool = bool(req.tools) and any(isinstance(t, str) and t.lower() in req.tools for t in tools_used)
@@ -37,7 +40,7 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
     failed = uses_tool and trouble.records_failure(meta)
     named = row["project"] is not None and deixis.names_project(req.query, row["project"])
     return scoring.Candidate(
-        id=row["id"],
+        id=key,
         similarity=0.0,
         keyword=keyword,
         created_at=row["created_at"],
@@ -52,21 +55,26 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
         uses_tool=uses_tool,
         tool_failed=failed,
         same_session=same_session,
-        prev=row["prev"],
+        prev=_key(agent, row["prev"]),
         prev_minutes=_minutes(row["prev_minutes"]),
-        next=row["next"],
+        next=_key(agent, row["next"]),
         next_minutes=_minutes(row["next_minutes"]),
-        prev2=row["prev2"],
-        next2=row["next2"],
+        prev2=_key(agent, row["prev2"]),
+        next2=_key(agent, row["next2"]),
         speaker=_speaker(meta.get("speaker")),
         channels=channels,
-        replaces=frozenset(row["likely_replaces"] or ()),
+        replaces=frozenset((agent, old) for old in row["likely_replaces"] or ()),
         project=row["project"],
         other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects) and not named,
         pointed=row["project"] is not None and (row["project"] == req.pointed_at or named),
         trouble=req.troubled and trouble.records_trouble(meta),
         said=speakers.said_by_named(req.query, meta),
     )
+
+
+def _key(agent: str, memory_id: Any) -> tuple | None:
+    """A memory the row names (always one of the row's own agent), by its key."""
+    return None if memory_id is None else (agent, memory_id)
 
 
 def _speaker(value: Any) -> str | None:

@@ -245,8 +245,8 @@ class Recall:
         """Candidates ranked, best first, as hits (built lazily: callers keep the first few)."""
         cands = [h.candidate(req, found, window) for h in held]
         link_neighbours(cands)
-        rows = [h.record for h in held]
-        embeddings = {r["id"]: r["embedding"] for r in rows}
+        rows = {(h.record["agent_id"], h.record["id"]): h.record for h in held}  # by key, as the candidates
+        embeddings = {key: r["embedding"] for key, r in rows.items()}
 
         def similar(a: object, b: object) -> float:
             return float(_array(embeddings[a]) @ _array(embeddings[b]))
@@ -259,15 +259,14 @@ class Recall:
             use_decay=use_decay,
             translate=bilingual.glosses(self._words) if self._words is not None else None,
         )
-        by_id = {r["id"]: r for r in rows}
-        return _LazyHits(ranked, by_id)
+        return _LazyHits(ranked, rows)
 
 
 class _LazyHits:
     """The ranked candidates; a slice of it builds the JSON hits."""
 
     def __init__(self, ranked: list[scoring.Candidate], rows: dict):
-        self.ranked, self.rows = ranked, rows
+        self.ranked, self.rows = ranked, rows  # rows by key (agent, id), as the candidates are known
 
     def __getitem__(self, part: slice) -> list[dict[str, Any]]:
         return [_hit(self.rows[c.id], c) for c in self.ranked[part]]
@@ -275,7 +274,7 @@ class _LazyHits:
     def lent(self) -> dict[tuple, tuple[float, str]]:
         """The memories that rank by the nearness of one they replaced, by (agent, id): its
         cosine, its text."""
-        return {(self.rows[c.id]["agent_id"], c.id): c.lent for c in self.ranked if c.lent is not None}
+        return {c.id: c.lent for c in self.ranked if c.lent is not None}
 
 
 class _Found(NamedTuple):
@@ -343,5 +342,5 @@ def _hit(row, cand: scoring.Candidate) -> dict[str, Any]:
     hit["similarity"] = round(cand.similarity, 4)
     hit["score_parts"] = {k: round(val, 4) for k, val in cand.parts.items()}
     if cand.outdated_by is not None:
-        hit["possibly_outdated_by"] = cand.outdated_by
+        hit["possibly_outdated_by"] = cand.outdated_by[1]  # its key: (agent, id)
     return hit

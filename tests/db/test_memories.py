@@ -8,6 +8,9 @@ from conftest import count_rows
 from faced import faced
 
 from hindsight.errors import InvalidInput, NotFound
+from hindsight.store.import_lines import parse_line
+from hindsight.store.importer import import_records
+from hindsight.store.transfer import export_lines
 
 
 async def test_store_writes_what_was_given(memories, db):
@@ -147,6 +150,22 @@ async def test_shared_memories_are_readable_not_writable(memories, recall):
         with pytest.raises(InvalidInput, match="only its owner"):
             await change
     assert (await faced(memories).get("support", pref["id"]))["importance"] == 3
+
+
+async def test_one_id_in_two_agents_is_two_memories_in_recall(memories, recall, db, embedder):
+    """An export imported into another agent keeps its ids, so another agent's shared memory
+    may carry the id of one of the agent's own: recall shows each with its own row."""
+    theirs = "Refunds over 100 dollars need a manager's approval"
+    note = (await memories.store("support", theirs, shared=True))["memory"]
+    lines = await export_lines(db, "support")
+    await import_records(db, embedder, "aftersales", [parse_line(line, n) for n, line in enumerate(lines, 1)])
+    ours = "Refunds over 100 dollars need a team lead's approval"
+    await faced(memories).update("aftersales", note["id"], content=ours)
+    hits = (await recall.retrieve("aftersales", "Who approves a refund over 100 dollars?", top_k=5))["memories"]
+    assert sorted((h["agent_id"], h["content"]) for h in hits if h["id"] == note["id"]) == [
+        ("aftersales", ours),
+        ("support", theirs),
+    ]
 
 
 async def test_recall_drops_expired_and_filters(memories, recall, db):
