@@ -21,7 +21,7 @@ statement's time (p50 / p95 ms, round trip over a pooled connection). Variants:
   before      the statement as landed, with what its pooled connections really ran with
               (hnsw.iterative_scan off, ef_search 40: the SET was lost on release)
   settings    the same statement with the intended settings (relaxed_order, ef_search 64)
-  product     what recall runs now: hindsight.rules.scoring.vector_plan picks an exact scan
+  product     what recall runs now: hindsight.rules.plans.vector_plan picks an exact scan
               of the agent's rows or an index, from the agent's row count; the index is the
               agent's own when the maintenance job built it one (rules.vector_indexes: agents
               of more than 20,000 rows that are under half the table), run here before measuring
@@ -208,7 +208,7 @@ INTENDED_SETTINGS = "SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search
 async def variant_runs(conn, agent: str, size: int, total: int, vecs, name: str, truths: dict):
     """(overlap@10, rows, ms) per query for one agent and one variant."""
     from hindsight.recall.request import Filters
-    from hindsight.rules.scoring import vector_plan
+    from hindsight.rules.plans import vector_plan
 
     filters = Filters(agent, True, datetime.now(timezone.utc), None, None, None, None, None, 0.3)
     if name in ("before", "settings"):
@@ -253,7 +253,7 @@ async def measure(url: str, samples: list[tuple[str, int]], total: int, vecs, va
 async def explain(url: str, agent: str, size: int, total: int, vec) -> list[str]:
     from hindsight.data.db import Database
     from hindsight.recall.request import Filters
-    from hindsight.rules.scoring import vector_plan
+    from hindsight.rules.plans import vector_plan
 
     filters = Filters(agent, True, datetime.now(timezone.utc), None, None, None, None, None, 0.3)
     plan = vector_plan(size, total)

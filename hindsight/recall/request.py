@@ -30,7 +30,7 @@ class Filters(NamedTuple):
 
 
 class Hints(NamedTuple):
-    """recall_vector_hinted's $17-$21: what brings candidates besides similarity ($13 is the
+    """recall_vector_hinted's $17-$22: what brings candidates besides similarity ($13 is the
     vector plan: an exact scan or the index; $14-$16 the rows in hand)."""
 
     window_start: datetime | None  # the time window the query names
@@ -38,6 +38,7 @@ class Hints(NamedTuple):
     tools: list[str] | None  # lower-cased
     session_id: str | None  # the caller's session
     task_type: str | None
+    window_by_index: bool = False  # its nearest through the HNSW index (rules.plans.window_plan)
 
 
 @dataclass(frozen=True)

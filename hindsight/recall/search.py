@@ -18,7 +18,7 @@ from ..config import local_zone
 from ..data import lexicon
 from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
-from ..rules import bilingual, recap, scoring, timeparse
+from ..rules import bilingual, plans, recap, scoring, timeparse
 from ..rules.text import cjk_share, keyword_text
 from .answer import answer
 from .candidates import candidate, link_neighbours
@@ -129,13 +129,13 @@ class Recall:
         filters = req.filters if use_decay else req.filters._replace(min_decay=0.0)
         early = [
             asyncio.ensure_future(self._keyword_rows(req, filters, window)),
-            asyncio.ensure_future(self._exact_scan(req.agent_id)),
+            asyncio.ensure_future(self._plans_of(req.agent_id, window)),
         ]
         began = time.perf_counter()
         try:
             vector = await self.embedder.query(req.query)
             embedded_at = time.perf_counter()
-            (found, rows, unknown), exact = await asyncio.gather(*early)
+            (found, rows, unknown), (exact, window_by_index) = await asyncio.gather(*early)
         except BaseException:
             for task in early:
                 task.cancel()
@@ -150,6 +150,7 @@ class Recall:
                 tools=list(req.tools) or None,
                 session_id=req.session_id,
                 task_type=req.task_type,
+                window_by_index=window_by_index,
             )
             fetched = await self.db.fetch("recall_vector_hinted", *filters, CANDIDATES, vector, exact, *in_hand, *hints)
         else:
@@ -228,16 +229,26 @@ class Recall:
         await self._lexicon()
 
     async def _exact_scan(self, agent_id: str) -> bool:
-        """Whether the vector channel scans the agent's rows exactly (scoring.vector_plan),
+        """Whether the vector channel scans the agent's rows exactly (plans.vector_plan),
         from its row count, cached for a minute: it changes slowly."""
         now = time.monotonic()
         cached = self._plans.get(agent_id)
         if cached is not None and now - cached[0] < PLAN_SECONDS:
             return cached[1]
-        row = await self.db.fetchrow("vector_plan_inputs", agent_id, scoring.EXACT_MAX + 1)
-        exact = scoring.vector_plan(row["agent_rows"], row["all_rows"]) == "exact"
+        row = await self.db.fetchrow("vector_plan_inputs", agent_id, plans.EXACT_MAX + 1)
+        exact = plans.vector_plan(row["agent_rows"], row["all_rows"]) == "exact"
         self._plans[agent_id] = (now, exact)
         return exact
+
+    async def _plans_of(self, agent_id: str, window: timeparse.Window | None) -> tuple[bool, bool]:
+        """(whether the vector channel scans the agent's rows exactly, whether the window
+        channel finds the window's nearest through the index: plans.window_plan, from the
+        rows written in the window, counted only where the index is the agent's plan)."""
+        exact = await self._exact_scan(agent_id)
+        if window is None or exact:
+            return exact, False
+        rows = await self.db.fetchval("window_rows", agent_id, window.start, window.end, plans.WINDOW_LATEST + 1)
+        return exact, plans.window_plan("index", rows) == "index"
 
     def _rank(
         self, req: Request, held: list["_Held"], found: "_Found", window: timeparse.Window | None, use_decay: bool

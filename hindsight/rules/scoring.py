@@ -65,23 +65,6 @@ from .text import one_line
 
 RECALL_CUT = 0.3  # default min_decay_score: below it a memory leaves default recall (it stays stored)
 
-# How the vector channel finds an agent's nearest memories (benchmarks/tenants.py measured it
-# on one database of 1,000,000 memories across 2,121 agents). A filtered HNSW scan over a
-# shared index starves when the agent's rows are a small share of it; an exact scan of the
-# agent's rows costs about a microsecond a row here and is always right.
-EXACT_ALWAYS = 2_000  # at most this many rows: an exact scan, in any database
-EXACT_MAX = 20_000  # up to this many: an exact scan when the agent is a small share of the index
-EXACT_SHARE = 0.5  # ... below this share of all rows (above it the index finds its rows at once)
-
-
-def vector_plan(agent_rows: int, all_rows: int) -> str:
-    """ "exact" (scan the agent's rows) or "index" (the HNSW index, iteratively)."""
-    if agent_rows <= EXACT_ALWAYS:
-        return "exact"
-    if agent_rows <= EXACT_MAX and agent_rows < EXACT_SHARE * max(all_rows, agent_rows):
-        return "exact"
-    return "index"
-
 
 @dataclass(frozen=True)
 class Weights:

@@ -4,7 +4,7 @@ One HNSW index over every agent's rows serves an agent badly when its rows are a
 share of it: the filtered scan visits mostly other agents' rows, and what it finds of the
 agent's own is a poor sample of its nearest (benchmarks/tenants.py: overlap with an exact
 scan 0.29 for an agent of 100,000 rows among 1,000,000, against 0.64 alone). Agents up to
-scoring.EXACT_MAX rows are scanned exactly (scoring.vector_plan); a larger agent that is a
+plans.EXACT_MAX rows are scanned exactly (plans.vector_plan); a larger agent that is a
 small share of the table gets a partial index (WHERE agent_id = that agent), which the
 planner picks for its statements (plans are custom): the agent then searches a graph of
 its own rows, as if it were alone in its database.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from .scoring import EXACT_MAX, EXACT_SHARE
+from .plans import EXACT_MAX, EXACT_SHARE
 
 PREFIX = "memories_embedding_agent_"
 MIN_ROWS = EXACT_MAX  # more rows than this, and below SHARE of the table: an index of its own

@@ -109,7 +109,7 @@ LIMIT $11;
 
 -- name: candidate_vector
 -- Fragment: the nearest neighbours of the query embedding ($12) among what the agent may
--- recall, nearest first. $13 says how they are found (hindsight.rules.scoring.vector_plan):
+-- recall, nearest first. $13 says how they are found (hindsight.rules.plans.vector_plan):
 -- true, an exact scan of the agent's rows, for an agent whose rows are a small share of a
 -- shared HNSW index (a filtered index scan starves there and misses its nearest); false, an
 -- HNSW index scanned on until $11 rows pass the filters (hnsw.iterative_scan): the agent's
@@ -274,7 +274,11 @@ WITH
 -- recall_vector, plus what the hints bring (strong: their session neighbours come too):
 --   window   the memories of the time window the query names ($17 to $18), most similar
 --            first, among its latest 5,000 (exact: a narrow window would starve HNSW; the
---            decay cut applies to the most similar, not to the 5,000);
+--            decay cut applies to the most similar, not to the 5,000); with $22 (a window
+--            of more than 5,000 of the agent's rows, when its vector plan is the index:
+--            hindsight.rules.plans.window_plan) the agent's own come from the HNSW index,
+--            scanned on until $11 rows of the window pass the filters (the latest 5,000 by
+--            time took 20 ms to order at 100,000 rows, and left the rest of the window out);
 --   tools    memories that used a tool the caller names ($19, lower-cased), most similar
 --            first, among the latest 200 of each tool;
 --   recent   the latest memories of the caller's session ($20) or task type ($21).
@@ -283,11 +287,11 @@ WITH
 , window_ AS (  -- the agent's own rows and others' shared ones apart (one condition `agent_id
     -- = $1 OR shared` read every row of the table, in no index's order); the decay cut is
     -- looked up nearest first, only until $11 rows pass
-    SELECT agent_id, id FROM (
+    (SELECT agent_id, id FROM (
         SELECT agent_id, id FROM (
             SELECT agent_id, id, embedding FROM (
                 (SELECT agent_id, id, embedding, created_at FROM memories
-                 WHERE $17::timestamptz IS NOT NULL AND agent_id = $1
+                 WHERE $17::timestamptz IS NOT NULL AND NOT $22::boolean AND agent_id = $1
                    AND created_at >= $17 AND created_at < $18
                    --@ recall_filters_row
                  ORDER BY created_at DESC
@@ -308,7 +312,14 @@ WITH
     ) memories
     WHERE true
       --@ recall_filter_decay
-    LIMIT $11
+    LIMIT $11)
+    UNION ALL
+    (SELECT agent_id, id FROM memories  -- a wide window: the agent's own by the index
+     WHERE $17::timestamptz IS NOT NULL AND $22::boolean AND agent_id = $1
+       AND created_at >= $17 AND created_at < $18
+       --@ recall_filters
+     ORDER BY embedding <=> $12
+     LIMIT $11)
 ), tool AS (
     SELECT agent_id, id FROM (
         SELECT DISTINCT t.memory_id FROM unnest($19::text[]) AS q(tool)
@@ -355,8 +366,16 @@ WHERE m.agent_id = $1 AND m.id = a.id;
 -- A question about a time before it is not judged by today's fading.
 SELECT max(as_of) FROM maintenance_runs WHERE status = 'succeeded' AND NOT dry_run;
 
+-- name: window_rows
+-- How many of agent $1's rows were written in the window $2 to $3, counted up to $4 (an
+-- index-only count, whatever their state): whether recall_vector_hinted finds the window's
+-- nearest by the index (hindsight.rules.plans.window_plan). Run while the query is being
+-- embedded.
+SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = $1 AND created_at >= $2 AND created_at < $3
+                      LIMIT $4) capped;
+
 -- name: vector_plan_inputs
--- What hindsight.rules.scoring.vector_plan decides from: the agent's memories, counted up
+-- What hindsight.rules.plans.vector_plan decides from: the agent's memories, counted up
 -- to $2 (an index-only count), and about how many rows the table holds. Run while the
 -- query is being embedded.
 SELECT (SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = $1 LIMIT $2) capped) AS agent_rows,

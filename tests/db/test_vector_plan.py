@@ -1,5 +1,5 @@
 """The vector channel scans a small agent's rows exactly and uses the HNSW index for an
-agent that is most of it (hindsight.rules.scoring.vector_plan, fed by the database's
+agent that is most of it (hindsight.rules.plans.vector_plan, fed by the database's
 counts); either way recall finds the agent's nearest memory and never another agent's. A
 large agent that is a small share of the table gets an HNSW index of its own from the
 maintenance job (rules.vector_indexes), and its vector channel is planned on it."""
@@ -11,7 +11,7 @@ import numpy as np
 from hindsight.data import queries
 from hindsight.data.columns import NewMemory
 from hindsight.recall.request import Filters
-from hindsight.rules import scoring, vector_indexes
+from hindsight.rules import plans, vector_indexes
 from hindsight.rules.text import content_hash, keyword_text
 from hindsight.upkeep import agent_indexes
 
@@ -34,7 +34,7 @@ async def _fill(db, agent: str, n: int, rng) -> None:
 
 
 async def test_a_small_agent_beside_a_large_one_is_scanned_exactly(db, recall, memories):
-    await _fill(db, "big", scoring.EXACT_ALWAYS + 500, np.random.default_rng(1))
+    await _fill(db, "big", plans.EXACT_ALWAYS + 500, np.random.default_rng(1))
     await memories.store("small", "The release train leaves every second Thursday.", memory_type="semantic")
     await memories.store("small", "Staging runs on db-stage-02.", memory_type="semantic")
     assert await recall._exact_scan("small") is True  # 2 rows of 2,502
@@ -47,9 +47,9 @@ async def test_a_small_agent_beside_a_large_one_is_scanned_exactly(db, recall, m
 
 async def test_the_large_agent_recalls_through_the_index(db, recall):
     rng = np.random.default_rng(2)
-    await _fill(db, "big", scoring.EXACT_ALWAYS + 500, rng)
-    row = await db.fetchrow("vector_plan_inputs", "big", scoring.EXACT_MAX + 1)
-    assert row["agent_rows"] == scoring.EXACT_ALWAYS + 500  # counted (up to the cap)
+    await _fill(db, "big", plans.EXACT_ALWAYS + 500, rng)
+    row = await db.fetchrow("vector_plan_inputs", "big", plans.EXACT_MAX + 1)
+    assert row["agent_rows"] == plans.EXACT_ALWAYS + 500  # counted (up to the cap)
     assert row["all_rows"] >= 0  # the planner's estimate: 0 until the table is analysed
     assert await recall._exact_scan("big") is False
     found = await recall.retrieve("big", "synthetic memory", top_k=10)
@@ -153,7 +153,7 @@ async def test_a_question_that_names_a_wide_window_reads_the_agents_latest_rows_
     all (a question naming "this year" took 0.5 s at 100,000 memories; benchmarks/README.md)."""
     from hindsight.recall.search import Recall
 
-    await _fill(db, "big", scoring.EXACT_ALWAYS + 500, np.random.default_rng(4))
+    await _fill(db, "big", plans.EXACT_ALWAYS + 500, np.random.default_rng(4))
     await _fill(db, "other", 300, np.random.default_rng(5))
     await _sql(db, "ANALYZE memories")
     calls = []
@@ -177,3 +177,47 @@ async def test_a_question_that_names_a_wide_window_reads_the_agents_latest_rows_
     assert "Seq Scan on memories" not in plan, plan
     by_time = plan.split("Index Scan using memories_agent_created")  # the agent's rows, latest first
     assert len(by_time) > 1 and "Index Cond: ((agent_id = 'big'::text)" in by_time[1].split("->")[0], plan
+
+
+async def test_a_window_of_more_rows_than_the_latest_it_orders_is_searched_through_the_index(db, recall, monkeypatch):
+    """A window holding more of the agent's rows than the window channel orders exactly
+    (plans.WINDOW_LATEST, lowered here from 5,000 so that a test can hold such a window),
+    in an agent the index serves, is searched through the HNSW index, filtered to the window:
+    its nearest rows, not the nearest of its latest. A narrower window, or an agent scanned
+    exactly, is counted as before."""
+    from hindsight.recall.search import Recall
+    from hindsight.rules import timeparse
+
+    await _fill(db, "big", plans.EXACT_ALWAYS + 500, np.random.default_rng(8))
+    await _fill(db, "small", 40, np.random.default_rng(9))
+    await _sql(db, "ANALYZE memories")
+    year = timeparse.resolve("this year", datetime.now(timezone.utc), timezone.utc)
+    assert await recall._plans_of("big", year) == (False, False)  # 2,500 rows: ordered exactly
+    assert await recall._plans_of("small", year) == (True, False)  # scanned exactly anyway
+    monkeypatch.setattr(plans, "WINDOW_LATEST", 1000)
+    assert await recall._plans_of("big", year) == (False, True)
+    assert await recall._plans_of("big", None) == (False, False)
+
+    calls = []
+
+    class Spy:
+        def __getattr__(self, name):
+            async def call(statement, *args):
+                calls.append((statement, args))
+                return await getattr(db, name)(statement, *args)
+
+            return call
+
+    found = await Recall(Spy(), recall.embedder).retrieve("big", "synthetic memories of this year", top_k=10)
+    assert len(found["memories"]) == 10 and {m["agent_id"] for m in found["memories"]} == {"big"}
+    assert all("time" in m["channels"] for m in found["memories"])
+    (args,) = [args for statement, args in calls if statement == "recall_vector_hinted"]
+    assert args[-1] is True  # $22: the window by the index
+    async with db.session("test") as session:  # a few thousand rows: sorting them costs less (as it
+        await session._conn.execute("SET enable_sort = off")  # should); switched off to ask for the plan
+        sql = "EXPLAIN (ANALYZE, COSTS OFF) " + queries.get("recall_vector_hinted")
+        plan = "\n".join(r[0] for r in await session._conn.fetch(sql, *args))
+    scans = plan.split("Index Scan using memories_embedding_hnsw")
+    assert len(scans) == 3, plan  # the vector channel's, and the window's
+    assert "created_at >= " in scans[2].split("->")[0], plan  # the window's filter, in the index scan
+    assert "using memories_agent_created" not in plan, plan  # the agent's latest rows are not read

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from hindsight.rules import scoring
+from hindsight.rules import plans, scoring
 from hindsight.rules.scoring import Candidate
 
 T0 = datetime(2026, 5, 1, tzinfo=timezone.utc)
@@ -266,15 +266,22 @@ def test_a_replacement_is_as_near_as_what_it_replaced():
 
 
 def test_vector_plan_scans_small_agents_exactly_and_uses_the_index_for_large_ones():
-    plan = scoring.vector_plan
+    plan = plans.vector_plan
     assert plan(0, 0) == "exact" and plan(150, 1_000_000) == "exact"
-    assert plan(scoring.EXACT_ALWAYS, scoring.EXACT_ALWAYS) == "exact"  # alone, but cheap to scan
+    assert plan(plans.EXACT_ALWAYS, plans.EXACT_ALWAYS) == "exact"  # alone, but cheap to scan
     assert plan(5_000, 1_000_000) == "exact"  # a small share of a shared index: the index would starve
     assert plan(5_000, 5_000) == "index" and plan(10_000, 12_000) == "index"  # most of the index is its own
-    assert plan(scoring.EXACT_MAX, 1_000_000) == "exact"
-    assert plan(scoring.EXACT_MAX + 1, 1_000_000) == "index"  # the capped count says "more"
+    assert plan(plans.EXACT_MAX, 1_000_000) == "exact"
+    assert plan(plans.EXACT_MAX + 1, 1_000_000) == "index"  # the capped count says "more"
     assert plan(100_000, 1_000_000) == "index" and plan(100_000, 100_000) == "index"
     assert plan(3_000, 0) == "index"  # reltuples unknown (never analysed): the agent is all there is
+
+
+def test_window_plan_orders_a_windows_latest_rows_unless_the_index_serves_a_wider_one():
+    plan, latest = plans.window_plan, plans.WINDOW_LATEST
+    assert plan("index", 0) == "latest" and plan("index", latest) == "latest"  # all of it, ordered exactly
+    assert plan("index", latest + 1) == "index"  # the capped count says "more": the index, filtered
+    assert plan("exact", latest + 1) == "latest"  # an agent scanned exactly is never searched by the index
 
 
 def test_confidence_never_rises_down_the_list():

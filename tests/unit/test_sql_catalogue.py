@@ -168,6 +168,7 @@ RECALL_USES = {
     "tools": r"unnest\(\${n}::text\[\]\) AS q\(tool\)",
     "session_id": r"session_id = \${n}\b",
     "task_type": r"'task_type' = \${n}\b",
+    "window_by_index": r"AND \${n}::boolean AND agent_id = \$1",
 }
 
 
@@ -187,3 +188,10 @@ def test_the_vector_statements_call_strong_what_recall_does(name):
     from hindsight.recall.search import STRONG_RANK
 
     assert f"rank <= {STRONG_RANK} AS strong" in queries.get(name)
+
+
+def test_the_window_channel_orders_as_many_of_a_windows_latest_rows_as_recall_counts():
+    from hindsight.rules.plans import WINDOW_LATEST
+
+    hinted = queries.get("recall_vector_hinted")
+    assert hinted.count(f"LIMIT {WINDOW_LATEST})") == 2 and hinted.count(f"LIMIT {WINDOW_LATEST}\n") == 1

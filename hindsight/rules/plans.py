@@ -1,0 +1,37 @@
+"""How the channels that read by meaning find an agent's rows: pure rules, no I/O. The
+database's counts go in (hindsight/recall/search.py asks for them while the query is being
+embedded), a plan comes out, and the statement's branches for the other plans are folded away
+when it is planned (sql/queries/recall.sql)."""
+
+from __future__ import annotations
+
+# How the vector channel finds an agent's nearest memories (benchmarks/tenants.py measured it
+# on one database of 1,000,000 memories across 2,121 agents). A filtered HNSW scan over a
+# shared index starves when the agent's rows are a small share of it; an exact scan of the
+# agent's rows costs about a microsecond a row here and is always right.
+EXACT_ALWAYS = 2_000  # at most this many rows: an exact scan, in any database
+EXACT_MAX = 20_000  # up to this many: an exact scan when the agent is a small share of the index
+EXACT_SHARE = 0.5  # ... below this share of all rows (above it the index finds its rows at once)
+
+
+def vector_plan(agent_rows: int, all_rows: int) -> str:
+    """ "exact" (scan the agent's rows) or "index" (the HNSW index, iteratively)."""
+    if agent_rows <= EXACT_ALWAYS:
+        return "exact"
+    if agent_rows <= EXACT_MAX and agent_rows < EXACT_SHARE * max(all_rows, agent_rows):
+        return "exact"
+    return "index"
+
+
+# The window channel (a question that names a time) orders a window's latest this many rows by
+# similarity (recall.sql's recall_vector_hinted says LIMIT 5000; tests/unit/test_sql_catalogue.py
+# holds them equal): exact, where a narrow window would starve a filtered HNSW scan. A window of
+# more rows than that is searched through the index, filtered to the window, when the index is
+# the agent's plan: ordering 5,000 rows took 20 ms at 100,000 (benchmarks/README.md).
+WINDOW_LATEST = 5_000
+
+
+def window_plan(agent_plan: str, window_rows: int) -> str:
+    """ "latest" (the window's latest WINDOW_LATEST rows, by similarity) or "index" (the HNSW
+    index, filtered to the window): `window_rows`, the agent's rows written in it."""
+    return "index" if agent_plan == "index" and window_rows > WINDOW_LATEST else "latest"
