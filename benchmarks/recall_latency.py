@@ -103,7 +103,8 @@ async def measure(db, recall, embedder, agent, queries):
 
 def window_queries(n: int) -> list[str]:
     """Questions that name a time holding every stored row ("this year"): recall then adds the
-    window channel (recall_vector_hinted), the latest 5,000 rows of the window by similarity."""
+    window channel (recall_vector_hinted): past 5,000 rows of the window, its nearest through the
+    HNSW index, filtered to the window (rules/plans.py), else the latest 5,000 by similarity."""
     from hindsight.rules.text import CJK
 
     return [f"今年{q}" if CJK.search(q) else f"this year: {q}" for q in corpus.queries(n, seed=5)]

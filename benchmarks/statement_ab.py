@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -74,6 +75,8 @@ async def run(args, url) -> None:
         calls += [a for name, a in recorded.calls if name == args.statement]
     if not calls:
         sys.exit(f"recall did not run {args.statement} for these queries")
+    arity = {k: max(int(n) for n in re.findall(r"\$(\d+)", t)) for k, t in texts.items()}  # a revision may
+    # take fewer parameters (recall_vector_hinted gained $22): each text gets the first it takes
     wall: dict[str, list[float]] = {k: [] for k in texts}
     plan: dict[str, list[float]] = {k: [] for k in texts}
     execution: dict[str, list[float]] = {k: [] for k in texts}
@@ -83,9 +86,9 @@ async def run(args, url) -> None:
             for call in calls:
                 for build in order.sample(list(texts), len(texts)):
                     started = time.perf_counter()
-                    await conn.fetch(texts[build], *call)
+                    await conn.fetch(texts[build], *call[: arity[build]])
                     wall[build].append((time.perf_counter() - started) * 1000)
-                    _, planning, executing = await rl.explained(conn, texts[build], call)
+                    _, planning, executing = await rl.explained(conn, texts[build], call[: arity[build]])
                     plan[build].append(planning)
                     execution[build].append(executing)
     await db.close()

@@ -23,7 +23,7 @@ from ..rules.text import cjk_share, keyword_text
 from .answer import answer
 from .candidates import candidate, link_neighbours
 from .judge import Words, judge, nothing_relevant
-from .request import Hints, Request, check
+from .request import Filters, Hints, Request, check
 from .result import MEMORY_FIELDS, RecallResult
 
 _TIMINGS: ContextVar[dict[str, float]] = ContextVar("recall_timings")
@@ -63,7 +63,7 @@ class Recall:
         self.reranker = reranker
         self.tz = tz or local_zone()
         self._decay_clock: tuple[float, datetime | None] = (0.0, None)
-        self._plans: dict[str, tuple[float, bool]] = {}  # agent -> (when, exact scan?)
+        self._plans: dict[str, tuple[float, bool, int]] = {}  # agent -> (when, exact scan?, rows of the index)
         self._words: bilingual.Lexicon | None = None
 
     @property
@@ -129,7 +129,7 @@ class Recall:
         filters = req.filters if use_decay else req.filters._replace(min_decay=0.0)
         early = [
             asyncio.ensure_future(self._keyword_rows(req, filters, window)),
-            asyncio.ensure_future(self._plans_of(req.agent_id, window)),
+            asyncio.ensure_future(self._plans_of(req.agent_id, window, filters)),
         ]
         began = time.perf_counter()
         try:
@@ -229,26 +229,36 @@ class Recall:
         await self._lexicon()
 
     async def _exact_scan(self, agent_id: str) -> bool:
-        """Whether the vector channel scans the agent's rows exactly (plans.vector_plan),
-        from its row count, cached for a minute: it changes slowly."""
+        """Whether the vector channel scans the agent's rows exactly (plans.vector_plan)."""
+        return (await self._vector_plan(agent_id))[0]
+
+    async def _vector_plan(self, agent_id: str) -> tuple[bool, int]:
+        """(whether the vector channel scans the agent's rows exactly: plans.vector_plan, about
+        how many rows the index holds), from the counts, cached for a minute: they change slowly."""
         now = time.monotonic()
         cached = self._plans.get(agent_id)
         if cached is not None and now - cached[0] < PLAN_SECONDS:
-            return cached[1]
+            return cached[1], cached[2]
         row = await self.db.fetchrow("vector_plan_inputs", agent_id, plans.EXACT_MAX + 1)
         exact = plans.vector_plan(row["agent_rows"], row["all_rows"]) == "exact"
-        self._plans[agent_id] = (now, exact)
-        return exact
+        index_rows = max(row["agent_rows"], row["all_rows"])  # the shared index's (the agent's own holds fewer)
+        self._plans[agent_id] = (now, exact, index_rows)
+        return exact, index_rows
 
-    async def _plans_of(self, agent_id: str, window: timeparse.Window | None) -> tuple[bool, bool]:
+    async def _plans_of(
+        self, agent_id: str, window: timeparse.Window | None, filters: Filters | None = None
+    ) -> tuple[bool, bool]:
         """(whether the vector channel scans the agent's rows exactly, whether the window
-        channel finds the window's nearest through the index: plans.window_plan, from the
-        rows written in the window, counted only where the index is the agent's plan)."""
-        exact = await self._exact_scan(agent_id)
-        if window is None or exact:
+        channel finds the window's nearest through the index: plans.window_plan, from the rows
+        written in the window, counted only where the index is the agent's plan and the caller
+        filters by nothing else)."""
+        exact, index_rows = await self._vector_plan(agent_id)
+        if window is None or exact or (filters is not None and _filters_rows(filters)):
             return exact, False
-        rows = await self.db.fetchval("window_rows", agent_id, window.start, window.end, plans.WINDOW_LATEST + 1)
-        return exact, plans.window_plan("index", rows) == "index"
+        rows = await self.db.fetchval(
+            "window_rows", agent_id, window.start, window.end, plans.window_count_cap(index_rows)
+        )
+        return exact, plans.window_plan("index", rows, index_rows) == "index"
 
     def _rank(
         self, req: Request, held: list["_Held"], found: "_Found", window: timeparse.Window | None, use_decay: bool
@@ -322,6 +332,15 @@ class _Held(NamedTuple):
                 for e, text in zip(self.record["replaced"], self.record["replaced_text"])
             )
         return c
+
+
+def _filters_rows(filters: Filters) -> bool:
+    """Whether the caller filters by anything besides the time (type, tags, metadata, dates,
+    project): such a filter thins what passes a filtered index scan."""
+    return any(
+        value is not None
+        for value in (filters.memory_type, filters.tags, filters.metadata, filters.start, filters.end, filters.project)
+    )
 
 
 def _array(vector: Any) -> np.ndarray:

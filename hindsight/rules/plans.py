@@ -5,6 +5,8 @@ when it is planned (sql/queries/recall.sql)."""
 
 from __future__ import annotations
 
+import math
+
 # How the vector channel finds an agent's nearest memories (benchmarks/tenants.py measured it
 # on one database of 1,000,000 memories across 2,121 agents). A filtered HNSW scan over a
 # shared index starves when the agent's rows are a small share of it; an exact scan of the
@@ -27,11 +29,24 @@ def vector_plan(agent_rows: int, all_rows: int) -> str:
 # similarity (recall.sql's recall_vector_hinted says LIMIT 5000; tests/unit/test_sql_catalogue.py
 # holds them equal): exact, where a narrow window would starve a filtered HNSW scan. A window of
 # more rows than that is searched through the index, filtered to the window, when the index is
-# the agent's plan: ordering 5,000 rows took 20 ms at 100,000 (benchmarks/README.md).
+# the agent's plan: ordering 5,000 rows took 20 ms at 100,000 (benchmarks/README.md). Only a
+# window that is at least WINDOW_SHARE of the rows the index holds, and only with no filter of
+# the caller's besides it: the filtered scan walks the graph until enough rows pass, and
+# pgvector stops it after hnsw.max_scan_tuples (20,000 by default) — about 50 / share of them.
 WINDOW_LATEST = 5_000
+WINDOW_SHARE = 0.01
 
 
-def window_plan(agent_plan: str, window_rows: int) -> str:
+def window_count_cap(index_rows: int) -> int:
+    """How many of a window's rows to count (the count stops there): enough for window_plan."""
+    return max(WINDOW_LATEST, math.ceil(WINDOW_SHARE * index_rows)) + 1
+
+
+def window_plan(agent_plan: str, window_rows: int, index_rows: int, filtered: bool = False) -> str:
     """ "latest" (the window's latest WINDOW_LATEST rows, by similarity) or "index" (the HNSW
-    index, filtered to the window): `window_rows`, the agent's rows written in it."""
-    return "index" if agent_plan == "index" and window_rows > WINDOW_LATEST else "latest"
+    index, filtered to the window): `window_rows`, the agent's rows written in it (counted up to
+    window_count_cap); `index_rows`, about how many rows the index holds; `filtered`, whether the
+    caller filters by anything besides the window (type, tags, metadata, dates, project)."""
+    if agent_plan != "index" or filtered or window_rows <= WINDOW_LATEST:
+        return "latest"
+    return "index" if window_rows >= WINDOW_SHARE * index_rows else "latest"

@@ -197,6 +197,8 @@ async def test_a_window_of_more_rows_than_the_latest_it_orders_is_searched_throu
     monkeypatch.setattr(plans, "WINDOW_LATEST", 1000)
     assert await recall._plans_of("big", year) == (False, True)
     assert await recall._plans_of("big", None) == (False, False)
+    typed = Filters("big", True, datetime.now(timezone.utc), "semantic", None, None, None, None, 0.0)
+    assert await recall._plans_of("big", year, typed) == (False, False)  # a caller's filter: ordered exactly
 
     calls = []
 

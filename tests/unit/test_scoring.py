@@ -279,9 +279,14 @@ def test_vector_plan_scans_small_agents_exactly_and_uses_the_index_for_large_one
 
 def test_window_plan_orders_a_windows_latest_rows_unless_the_index_serves_a_wider_one():
     plan, latest = plans.window_plan, plans.WINDOW_LATEST
-    assert plan("index", 0) == "latest" and plan("index", latest) == "latest"  # all of it, ordered exactly
-    assert plan("index", latest + 1) == "index"  # the capped count says "more": the index, filtered
-    assert plan("exact", latest + 1) == "latest"  # an agent scanned exactly is never searched by the index
+    assert plan("index", 0, 100_000) == "latest" and plan("index", latest, 100_000) == "latest"  # ordered exactly
+    assert plan("index", latest + 1, 100_000) == "index"  # the capped count says "more": the index, filtered
+    assert plan("exact", latest + 1, 100_000) == "latest"  # an agent scanned exactly is never searched by the index
+    assert plan("index", latest + 1, 100_000, filtered=True) == "latest"  # a caller's filter thins it further
+    # a window too small a share of the index would starve the filtered scan (max_scan_tuples)
+    assert plan("index", latest + 1, 2_000_000) == "latest" and plan("index", 20_000, 2_000_000) == "index"
+    assert plans.window_count_cap(100_000) == latest + 1  # enough to tell "more than the latest"
+    assert plans.window_count_cap(2_000_000) == 20_001  # ... and "a share of the index"
 
 
 def test_confidence_never_rises_down_the_list():
