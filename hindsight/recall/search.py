@@ -228,10 +228,6 @@ class Recall:
     async def warm(self) -> None:
         await self._lexicon()
 
-    async def _exact_scan(self, agent_id: str) -> bool:
-        """Whether the vector channel scans the agent's rows exactly (plans.vector_plan)."""
-        return (await self._vector_plan(agent_id))[0]
-
     async def _vector_plan(self, agent_id: str) -> tuple[bool, int]:
         """(whether the vector channel scans the agent's rows exactly: plans.vector_plan, about
         how many rows the index holds), from the counts, cached for a minute: they change slowly."""
@@ -253,12 +249,14 @@ class Recall:
         written in the window, counted only where the index is the agent's plan and the caller
         filters by nothing else)."""
         exact, index_rows = await self._vector_plan(agent_id)
-        if window is None or exact or (filters is not None and _filters_rows(filters)):
+        agent_plan = "exact" if exact else "index"
+        filtered = filters is not None and _filters_besides_time(filters)
+        if window is None or not plans.window_counted(agent_plan, filtered):
             return exact, False
         rows = await self.db.fetchval(
             "window_rows", agent_id, window.start, window.end, plans.window_count_cap(index_rows)
         )
-        return exact, plans.window_plan("index", rows, index_rows) == "index"
+        return exact, plans.window_plan(agent_plan, rows, index_rows, filtered) == "index"
 
     def _rank(
         self, req: Request, held: list["_Held"], found: "_Found", window: timeparse.Window | None, use_decay: bool
@@ -334,7 +332,7 @@ class _Held(NamedTuple):
         return c
 
 
-def _filters_rows(filters: Filters) -> bool:
+def _filters_besides_time(filters: Filters) -> bool:
     """Whether the caller filters by anything besides the time (type, tags, metadata, dates,
     project): such a filter thins what passes a filtered index scan."""
     return any(

@@ -42,11 +42,17 @@ def window_count_cap(index_rows: int) -> int:
     return max(WINDOW_LATEST, math.ceil(WINDOW_SHARE * index_rows)) + 1
 
 
+def window_counted(agent_plan: str, filtered: bool) -> bool:
+    """Whether window_plan may say "index", so the window's rows are worth counting: the index
+    is the agent's plan, and the caller filters by nothing besides the window."""
+    return agent_plan == "index" and not filtered
+
+
 def window_plan(agent_plan: str, window_rows: int, index_rows: int, filtered: bool = False) -> str:
     """ "latest" (the window's latest WINDOW_LATEST rows, by similarity) or "index" (the HNSW
     index, filtered to the window): `window_rows`, the agent's rows written in it (counted up to
     window_count_cap); `index_rows`, about how many rows the index holds; `filtered`, whether the
     caller filters by anything besides the window (type, tags, metadata, dates, project)."""
-    if agent_plan != "index" or filtered or window_rows <= WINDOW_LATEST:
+    if not window_counted(agent_plan, filtered) or window_rows <= WINDOW_LATEST:
         return "latest"
     return "index" if window_rows >= WINDOW_SHARE * index_rows else "latest"

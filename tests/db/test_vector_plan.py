@@ -37,8 +37,8 @@ async def test_a_small_agent_beside_a_large_one_is_scanned_exactly(db, recall, m
     await _fill(db, "big", plans.EXACT_ALWAYS + 500, np.random.default_rng(1))
     await memories.store("small", "The release train leaves every second Thursday.", memory_type="semantic")
     await memories.store("small", "Staging runs on db-stage-02.", memory_type="semantic")
-    assert await recall._exact_scan("small") is True  # 2 rows of 2,502
-    assert await recall._exact_scan("big") is False  # most of the index is its own
+    assert (await recall._vector_plan("small"))[0] is True  # 2 rows of 2,502
+    assert (await recall._vector_plan("big"))[0] is False  # most of the index is its own
     found = await recall.retrieve("small", "when does the release train leave?", top_k=5)
     assert found["memories"][0]["content"].startswith("The release train")
     assert {m["agent_id"] for m in found["memories"]} <= {"small"}
@@ -51,7 +51,7 @@ async def test_the_large_agent_recalls_through_the_index(db, recall):
     row = await db.fetchrow("vector_plan_inputs", "big", plans.EXACT_MAX + 1)
     assert row["agent_rows"] == plans.EXACT_ALWAYS + 500  # counted (up to the cap)
     assert row["all_rows"] >= 0  # the planner's estimate: 0 until the table is analysed
-    assert await recall._exact_scan("big") is False
+    assert (await recall._vector_plan("big"))[0] is False
     found = await recall.retrieve("big", "synthetic memory", top_k=10)
     assert len(found["memories"]) == 10 and {m["agent_id"] for m in found["memories"]} == {"big"}
 
@@ -82,6 +82,20 @@ async def _index_of_plan(db, agent: str) -> str:
     used = {word for word in plan.split() if word.startswith("memories_embedding_")}
     assert len(used) == 1, plan
     return used.pop()
+
+
+def _recording(db, calls: list):
+    """The database as recall sees it, noting each statement's name and arguments in `calls`."""
+
+    class Spy:
+        def __getattr__(self, name):
+            async def call(statement, *args):
+                calls.append((statement, args))
+                return await getattr(db, name)(statement, *args)
+
+            return call
+
+    return Spy()
 
 
 async def _own_indexes(db) -> dict[str, bool]:
@@ -156,17 +170,9 @@ async def test_a_question_that_names_a_wide_window_reads_the_agents_latest_rows_
     await _fill(db, "big", plans.EXACT_ALWAYS + 500, np.random.default_rng(4))
     await _fill(db, "other", 300, np.random.default_rng(5))
     await _sql(db, "ANALYZE memories")
-    calls = []
-
-    class Spy:
-        def __getattr__(self, name):
-            async def call(statement, *args):
-                calls.append((statement, args))
-                return await getattr(db, name)(statement, *args)
-
-            return call
-
-    found = await Recall(Spy(), recall.embedder).retrieve("big", "what happened this year?", top_k=5)
+    calls: list = []
+    spy = _recording(db, calls)
+    found = await Recall(spy, recall.embedder).retrieve("big", "what happened this year?", top_k=5)
     assert found["memories"] and {m["agent_id"] for m in found["memories"]} == {"big"}
     (args,) = [args for statement, args in calls if statement == "recall_vector_hinted"]
     async with db.session("test") as session:  # a few thousand rows: a scan of them all, or two bitmaps
@@ -200,17 +206,9 @@ async def test_a_window_of_more_rows_than_the_latest_it_orders_is_searched_throu
     typed = Filters("big", True, datetime.now(timezone.utc), "semantic", None, None, None, None, 0.0)
     assert await recall._plans_of("big", year, typed) == (False, False)  # a caller's filter: ordered exactly
 
-    calls = []
-
-    class Spy:
-        def __getattr__(self, name):
-            async def call(statement, *args):
-                calls.append((statement, args))
-                return await getattr(db, name)(statement, *args)
-
-            return call
-
-    found = await Recall(Spy(), recall.embedder).retrieve("big", "synthetic memories of this year", top_k=10)
+    calls: list = []
+    spy = _recording(db, calls)
+    found = await Recall(spy, recall.embedder).retrieve("big", "synthetic memories of this year", top_k=10)
     assert len(found["memories"]) == 10 and {m["agent_id"] for m in found["memories"]} == {"big"}
     assert all("time" in m["channels"] for m in found["memories"])
     (args,) = [args for statement, args in calls if statement == "recall_vector_hinted"]
