@@ -126,13 +126,16 @@ STAGES = (
 
 class Recorded:
     """The database as recall sees it, keeping the name and arguments of each statement it
-    runs: the plans are then those of recall's own calls, not a copy of them that can drift."""
+    runs (one planned ahead when it runs, with the embedding it was given): the plans are then
+    those of recall's own calls, not a copy of them that can drift."""
 
     def __init__(self, db):
         self.db, self.calls = db, []
 
     def __getattr__(self, attr):
         method = getattr(self.db, attr)
+        if attr == "plan_ahead":
+            return self._plan_ahead
         if attr not in ("fetch", "fetchrow", "fetchval"):
             return method
 
@@ -141,6 +144,16 @@ class Recorded:
             return await method(name, *args)
 
         return recorded
+
+    async def _plan_ahead(self, name, args, late):
+        planned, calls = await self.db.plan_ahead(name, args, late), self.calls
+
+        class Run:
+            async def fetch(self, value):
+                calls.append((name, (*args[: late - 1], value, *args[late:])))
+                return await planned.fetch(value)
+
+        return planned and Run()
 
 
 WINDOW_QUERIES = 40

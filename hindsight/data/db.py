@@ -15,7 +15,7 @@ import asyncpg
 from pgvector.asyncpg import register_vector
 
 from ..errors import DatabaseError, DatabaseUnavailable
-from . import queries
+from . import ahead, queries
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +32,7 @@ SERVER_SETTINGS = {
     "jit": "off",
     "hnsw.iterative_scan": "relaxed_order",
     "hnsw.ef_search": "64",
+    "standard_conforming_strings": "on",  # '...' reads a backslash as itself (hindsight.data.literals)
 }
 REPLICA_SETTINGS = SERVER_SETTINGS | {"application_name": "hindsight-read"}  # told apart in pg_stat_activity
 REPLICA_CONNECT_SECONDS = 5  # a replica that does not answer by then is skipped, not waited for
@@ -263,6 +264,10 @@ class Database:
                     await self.pool.release(conn)  # given back before the error is raised
                 raise
             self._release_soon(conn)
+
+    async def plan_ahead(self, name: str, args: list[Any], late: int) -> ahead.Planned | None:
+        """The statement planned now, to run with args[late - 1] later (hindsight.data.ahead)."""
+        return await ahead.plan(self._connection(name), name, args, late)
 
     def _release_soon(self, conn: asyncpg.Connection) -> None:
         """Give a connection back without keeping its caller waiting: asyncpg resets it on

@@ -20,10 +20,11 @@ from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
 from ..rules import bilingual, plans, recap, scoring, timeparse
 from ..rules.text import cjk_share, keyword_text
+from . import statement
 from .answer import answer
 from .candidates import candidate, link_neighbours
 from .judge import Words, judge, nothing_relevant
-from .request import Filters, Hints, Request, check
+from .request import Filters, Request, check
 from .result import MEMORY_FIELDS, RecallResult
 
 _TIMINGS: ContextVar[dict[str, float]] = ContextVar("recall_timings")
@@ -131,30 +132,24 @@ class Recall:
             asyncio.ensure_future(self._keyword_rows(req, filters, window)),
             asyncio.ensure_future(self._plans_of(req.agent_id, window, filters)),
         ]
+        after = asyncio.ensure_future(self._statement(req, filters, window, early))
         began = time.perf_counter()
         try:
             vector = await self.embedder.query(req.query)
             embedded_at = time.perf_counter()
-            (found, rows, unknown), (exact, window_by_index) = await asyncio.gather(*early)
+            (found, rows, unknown), _ = await asyncio.gather(*early)
+            name, args, planned = await after
         except BaseException:
             for task in early:
                 task.cancel()
+            await statement.abandon(after)
             raise
         waited_at = time.perf_counter()
-        keys = list(rows)
-        in_hand = ([a for a, _ in keys], [i for _, i in keys], [rows[k].strong for k in keys])
-        if window or req.tools or req.session_id or req.task_type:
-            hints = Hints(
-                window_start=window.start if window else None,
-                window_end=window.end if window else None,
-                tools=list(req.tools) or None,
-                session_id=req.session_id,
-                task_type=req.task_type,
-                window_by_index=window_by_index,
-            )
-            fetched = await self.db.fetch("recall_vector_hinted", *filters, CANDIDATES, vector, exact, *in_hand, *hints)
+        if planned is not None:
+            fetched = await planned.fetch(vector)
         else:
-            fetched = await self.db.fetch("recall_vector", *filters, CANDIDATES, vector, exact, *in_hand)
+            args[statement.VECTOR_ARG - 1] = vector
+            fetched = await self.db.fetch(name, *args)
         nearest: dict[tuple, float] = {}  # what the vector channel found -> cosine to the query
         for r in fetched:
             key = (r["agent_id"], r["id"])
@@ -175,6 +170,22 @@ class Recall:
             for key, held in rows.items()
         }
         return list(rows.values()), _Found(found, cosines, unknown, query)
+
+    async def _statement(
+        self, req: Request, filters: Filters, window: timeparse.Window | None, early: list[asyncio.Future]
+    ) -> tuple[str, list[Any], Any]:
+        """The statement after the embedding (recall_vector, or recall_vector_hinted), its
+        arguments with the query's embedding ($12) still to come, and, where the database
+        plans ahead (hindsight.data.ahead), the statement planned already: once the keyword
+        channels have their rows, while the query is still being embedded."""
+        (_, rows, _), (exact, window_by_index) = await asyncio.gather(*early)
+        in_hand = {key: held.strong for key, held in rows.items()}
+        name, args = statement.after_embedding(req, filters, CANDIDATES, window, in_hand, exact, window_by_index)
+        plan_ahead = getattr(self.db, "plan_ahead", None)  # a Database; not the replicas' reader
+        planned_at = time.perf_counter()
+        planned = await plan_ahead(name, args, statement.VECTOR_ARG) if plan_ahead is not None else None
+        _TIMINGS.get().update(plan_ahead=(time.perf_counter() - planned_at) * 1000)
+        return name, args, planned
 
     async def _keyword_rows(
         self, req: Request, filters, window: timeparse.Window | None

@@ -380,3 +380,8 @@ SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = $1 AND created_at 
 -- query is being embedded.
 SELECT (SELECT count(*) FROM (SELECT 1 FROM memories WHERE agent_id = $1 LIMIT $2) capped) AS agent_rows,
        (SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'memories'::regclass) AS all_rows;
+
+-- name: type_names
+-- The names of the types $1 (oids), in their order, as SQL writes them (hindsight.data.ahead
+-- casts each argument it writes into a statement's text to its parameter's type).
+SELECT format_type(t.oid, NULL) AS name FROM unnest($1::oid[]) WITH ORDINALITY AS t(oid, n) ORDER BY t.n;

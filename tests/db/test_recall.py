@@ -595,7 +595,9 @@ async def test_a_chinese_question_about_nothing_stored_gets_no_memories_in_its_p
 @pytest.mark.parametrize("hints", [{}, {"tools": ["pytest"], "session_id": "s1"}, {"query": "what failed last week?"}])
 async def test_one_statement_after_the_query_is_embedded(memories, db, embedder, hints):
     """Everything recall reads after the embedding comes back in one round trip: the vector
-    channel (and the hints' channels) with the rows not in hand yet (issue 33)."""
+    channel (and the hints' channels) with the rows not in hand yet (issue 33), a statement
+    planned while the query was embedded (hindsight.data.ahead), so that only its execution
+    follows the embedding."""
     from hindsight.embedders.base import AsyncEmbedder
     from hindsight.recall.search import Recall
 
@@ -604,14 +606,23 @@ async def test_one_statement_after_the_query_is_embedded(memories, db, embedder,
         "a", "pytest failed on test_login last week", session_id="s1", metadata={"tools_used": ["pytest"]}
     )
     after: list[str] = []
+    planned: list[str] = []
     embedded = []
+
+    class Run:  # a statement planned ahead: what runs when it is given the embedding
+        def __init__(self, inner, statement):
+            self.inner, self.statement = inner, statement
+
+        async def fetch(self, value):
+            (after if embedded else planned).append(f"{self.statement} (run)")
+            return await self.inner.fetch(value)
 
     class Spy:
         def __getattr__(self, name):
             async def call(statement, *args):
-                if embedded:
-                    after.append(statement)
-                return await getattr(db, name)(statement, *args)
+                (after if embedded else planned).append(statement)
+                result = await getattr(db, name)(statement, *args)
+                return Run(result, statement) if name == "plan_ahead" else result
 
             return call
 
@@ -619,8 +630,9 @@ async def test_one_statement_after_the_query_is_embedded(memories, db, embedder,
         async def query(self, text):
             vector = await super().query(text)
             # the keyword phase runs its statements one after another while the query is
-            # embedded; on a loaded test machine a short query's embedding can end first, and
-            # what is asked here is which statements need the embedding, not which is quicker
+            # embedded, then the last one is planned; on a loaded test machine a short query's
+            # embedding can end first, and what is asked here is which statements need the
+            # embedding, not which is quicker
             await asyncio.sleep(0.5)
             embedded.append(text)
             return vector
@@ -628,7 +640,9 @@ async def test_one_statement_after_the_query_is_embedded(memories, db, embedder,
     query = hints.pop("query", "which tests failed?")
     result = await Recall(Spy(), Embedder(embedder)).retrieve("a", query, top_k=3, as_of=NOW, **hints)
     assert result["memories"]
-    assert after == ["recall_vector_hinted" if hints or "week" in query else "recall_vector"]
+    last = "recall_vector_hinted" if hints or "week" in query else "recall_vector"
+    assert after == [f"{last} (run)"]
+    assert planned[-1] == last and last not in planned[:-1]
 
 
 async def test_the_door_returns_typed_results_and_the_faces_json_is_the_tools(memories, recall):

@@ -4,11 +4,12 @@ counts); either way recall finds the agent's nearest memory and never another ag
 large agent that is a small share of the table gets an HNSW index of its own from the
 maintenance job (rules.vector_indexes), and its vector channel is planned on it."""
 
+import contextlib
 from datetime import datetime, timezone
 
 import numpy as np
 
-from hindsight.data import queries
+from hindsight.data import ahead, queries
 from hindsight.data.columns import NewMemory
 from hindsight.recall.request import Filters
 from hindsight.rules import plans, vector_indexes
@@ -84,12 +85,46 @@ async def _index_of_plan(db, agent: str) -> str:
     return used.pop()
 
 
+async def _index_of_planned(db, agent: str) -> str:
+    """The same, for recall's statement as it is planned while the query is embedded
+    (hindsight.data.ahead: the agent's id and the plan written into the text, a generic plan)."""
+    filters = Filters(agent, True, datetime.now(timezone.utc), None, None, None, None, None, 0.0)
+
+    @contextlib.asynccontextmanager
+    async def held():  # the test's connection, kept by the test
+        yield conn
+
+    async with db.session("test") as session:
+        conn = session._conn
+        await conn.execute("SET enable_sort = off")
+        planned = await ahead.plan(held(), "recall_vector", [*filters, 50, None, False, [], [], []], 12)
+        assert planned is not None
+        sql = f'EXPLAIN EXECUTE "{planned._statement.get_name()}"(NULL)'  # the plan it made and keeps
+        plan = "\n".join(r[0] for r in await conn.fetch(sql))
+        await planned.abandon()
+    used = {word for word in plan.split() if word.startswith("memories_embedding_")}
+    assert len(used) == 1, plan
+    return used.pop()
+
+
 def _recording(db, calls: list):
-    """The database as recall sees it, noting each statement's name and arguments in `calls`."""
+    """The database as recall sees it, noting each statement's name and arguments in `calls`
+    (a statement planned ahead when it runs, with the embedding it was given)."""
+
+    class Run:
+        def __init__(self, planned, statement, args, late):
+            self.planned, self.statement, self.args, self.late = planned, statement, args, late
+
+        async def fetch(self, value):
+            calls.append((self.statement, (*self.args[: self.late - 1], value, *self.args[self.late :])))
+            return await self.planned.fetch(value)
 
     class Spy:
         def __getattr__(self, name):
             async def call(statement, *args):
+                if name == "plan_ahead":
+                    planned = await db.plan_ahead(statement, *args)
+                    return planned and Run(planned, statement, *args)
                 calls.append((statement, args))
                 return await getattr(db, name)(statement, *args)
 
@@ -118,6 +153,8 @@ async def test_a_large_agent_gets_its_own_index_and_its_vector_channel_is_planne
 
     assert await _index_of_plan(db, BIG) == name
     assert await _index_of_plan(db, "mid") == "memories_embedding_hnsw"  # the shared one
+    assert await _index_of_planned(db, BIG) == name  # as recall plans it, with the values in the text
+    assert await _index_of_planned(db, "mid") == "memories_embedding_hnsw"
     for agent in (BIG, "mid"):  # either way: the agent's own rows, nearest first, a full count
         own = await _sql(db, "SELECT id, embedding FROM memories WHERE agent_id = $1 ORDER BY id LIMIT 3", agent)
         for row in own:
