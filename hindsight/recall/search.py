@@ -138,7 +138,7 @@ class Recall:
             vector = await self.embedder.query(req.query)
             embedded_at = time.perf_counter()
             (found, rows, unknown), _ = await asyncio.gather(*early)
-            name, args, planned = await after
+            hinted, args, planned = await after
         except BaseException:
             for task in early:
                 task.cancel()
@@ -149,7 +149,9 @@ class Recall:
             fetched = await planned.fetch(vector)
         else:
             args[statement.VECTOR_ARG - 1] = vector
-            fetched = await self.db.fetch(name, *args)
+            fetched = await (
+                self.db.fetch("recall_vector_hinted", *args) if hinted else self.db.fetch("recall_vector", *args)
+            )
         nearest: dict[tuple, float] = {}  # what the vector channel found -> cosine to the query
         for r in fetched:
             key = (r["agent_id"], r["id"])
@@ -173,19 +175,23 @@ class Recall:
 
     async def _statement(
         self, req: Request, filters: Filters, window: timeparse.Window | None, early: list[asyncio.Future]
-    ) -> tuple[str, list[Any], Any]:
-        """The statement after the embedding (recall_vector, or recall_vector_hinted), its
+    ) -> tuple[bool, list[Any], Any]:
+        """The statement after the embedding (recall_vector, or recall_vector_hinted: True), its
         arguments with the query's embedding ($12) still to come, and, where the database
         plans ahead (hindsight.data.ahead), the statement planned already: once the keyword
         channels have their rows, while the query is still being embedded."""
         (_, rows, _), (exact, window_by_index) = await asyncio.gather(*early)
         in_hand = {key: held.strong for key, held in rows.items()}
-        name, args = statement.after_embedding(req, filters, CANDIDATES, window, in_hand, exact, window_by_index)
+        hinted, args = statement.after_embedding(req, filters, CANDIDATES, window, in_hand, exact, window_by_index)
         plan_ahead = getattr(self.db, "plan_ahead", None)  # a Database; not the replicas' reader
-        planned_at = time.perf_counter()
-        planned = await plan_ahead(name, args, statement.VECTOR_ARG) if plan_ahead is not None else None
+        planned_at, late = time.perf_counter(), statement.VECTOR_ARG
+        planned = None
+        if plan_ahead is not None:
+            planned = await (
+                plan_ahead("recall_vector_hinted", args, late) if hinted else plan_ahead("recall_vector", args, late)
+            )
         _TIMINGS.get().update(plan_ahead=(time.perf_counter() - planned_at) * 1000)
-        return name, args, planned
+        return hinted, args, planned
 
     async def _keyword_rows(
         self, req: Request, filters, window: timeparse.Window | None

@@ -21,14 +21,15 @@ def after_embedding(
     in_hand: dict[tuple, bool],
     exact: bool,
     window_by_index: bool,
-) -> tuple[str, list[Any]]:
-    """(name, arguments), $12 left None. `in_hand`: the keys of the rows the keyword channels
-    brought, and whether each came with its session neighbours; `exact`, `window_by_index`:
-    the vector plan and the window's (hindsight.rules.plans)."""
+) -> tuple[bool, list[Any]]:
+    """(whether it is recall_vector_hinted, its arguments), $12 left None. `in_hand`: the
+    keys of the rows the keyword channels brought, and whether each came with its session
+    neighbours; `exact`, `window_by_index`: the vector plan and the window's
+    (hindsight.rules.plans)."""
     args: list[Any] = [*filters, limit, None, exact]
     args += [[a for a, _ in in_hand], [i for _, i in in_hand], list(in_hand.values())]
     if not (window or req.tools or req.session_id or req.task_type):
-        return "recall_vector", args
+        return False, args
     hints = Hints(
         window_start=window.start if window else None,
         window_end=window.end if window else None,
@@ -37,7 +38,7 @@ def after_embedding(
         task_type=req.task_type,
         window_by_index=window_by_index,
     )
-    return "recall_vector_hinted", [*args, *hints]
+    return True, [*args, *hints]
 
 
 async def abandon(after: asyncio.Future) -> None:

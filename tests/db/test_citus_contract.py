@@ -542,7 +542,7 @@ def agent_filter_problems(sql: str) -> list[str]:
 
 
 def _names_used_by(package: str) -> set[str]:
-    calls = r"(?:fetch|fetchrow|fetchval|execute|executemany|execute_count|execute_sized|queries\.get)"
+    calls = r"(?:fetch|fetchrow|fetchval|execute|executemany|execute_count|execute_sized|plan_ahead|queries\.get)"
     found: set[str] = set()
     for path in (REPO / "hindsight" / package).rglob("*.py"):
         found |= set(re.findall(calls + r"\(\s*\"(\w+)\"", path.read_text(encoding="utf-8")))

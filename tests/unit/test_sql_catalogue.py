@@ -22,6 +22,7 @@ NAMED_CALLS = (
     "execute_count",
     "execute_sized",
     "execute_built",
+    "plan_ahead",
     "queries.get",
     "channel",
 )
