@@ -38,9 +38,8 @@ class Planned:
         try:
             rows = await self._statement.fetch(value)
         except BaseException:
-            if not await self._stack.__aexit__(*sys.exc_info()):
-                raise
-            raise  # pragma: no cover - the pool's context never swallows an error
+            await self._stack.__aexit__(*sys.exc_info())  # the pool's context translates it, or
+            raise  # it stands as it is
         await self._stack.aclose()
         return rows
 
@@ -68,9 +67,8 @@ async def plan(
         await stack.aclose()
         return None
     except BaseException:
-        if not await stack.__aexit__(*sys.exc_info()):
-            raise
-        raise  # pragma: no cover
+        await stack.__aexit__(*sys.exc_info())
+        raise
     return Planned(stack, statement)
 
 

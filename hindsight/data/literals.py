@@ -53,7 +53,7 @@ def literal(value: Any, typ: str) -> str:
     """One value as a literal of type `typ`, cast to it."""
     if typ.endswith("[]") and value is not None:
         base = typ[:-2]
-        if isinstance(value, (str, bytes, dict)) or not isinstance(value, (list, tuple)):
+        if not isinstance(value, (list, tuple)):
             raise Unwritable(f"an array of {base} needs a list, not {type(value).__name__}")
         if not value:
             return f"'{{}}'::{typ}"

@@ -184,13 +184,11 @@ class Recall:
         in_hand = {key: held.strong for key, held in rows.items()}
         hinted, args = statement.after_embedding(req, filters, CANDIDATES, window, in_hand, exact, window_by_index)
         plan_ahead = getattr(self.db, "plan_ahead", None)  # a Database; not the replicas' reader
-        planned_at, late = time.perf_counter(), statement.VECTOR_ARG
-        planned = None
+        late, planned = statement.VECTOR_ARG, None
         if plan_ahead is not None:
             planned = await (
                 plan_ahead("recall_vector_hinted", args, late) if hinted else plan_ahead("recall_vector", args, late)
             )
-        _TIMINGS.get().update(plan_ahead=(time.perf_counter() - planned_at) * 1000)
         return hinted, args, planned
 
     async def _keyword_rows(
