@@ -280,10 +280,13 @@ class Recall:
         cands = [h.candidate(req, found, window) for h in held]
         link_neighbours(cands)
         rows = {(h.record["agent_id"], h.record["id"]): h.record for h in held}  # by key, as the candidates
-        embeddings = {key: r["embedding"] for key, r in rows.items()}
+
+        @functools.cache
+        def vector(key: object) -> np.ndarray:  # a candidate's embedding as an array, made once
+            return _array(rows[key]["embedding"])
 
         def similar(a: object, b: object) -> float:
-            return float(_array(embeddings[a]) @ _array(embeddings[b]))
+            return float(vector(a) @ vector(b))
 
         ranked = scoring.rank(
             cands,

@@ -94,11 +94,18 @@ def shared_share(a: tuple[frozenset[str], ...], b: tuple[frozenset[str], ...]) -
 
 def scripts(old_text: str, new_text: str, rule: ChangeRule) -> str:
     """ "latin", "cjk" (both texts in that script) or "cross"."""
-    old_cjk = cjk_share(old_text[:SUBJECT_CHARS]) >= rule.cjk_text
-    new_cjk = cjk_share(new_text[:SUBJECT_CHARS]) >= rule.cjk_text
+    old_cjk = _written_in_cjk(old_text, rule.cjk_text)
+    new_cjk = _written_in_cjk(new_text, rule.cjk_text)
     if old_cjk != new_cjk:
         return "cross"
     return "cjk" if old_cjk else "latin"
+
+
+@lru_cache(maxsize=256)
+def _written_in_cjk(text: str, share: float) -> bool:
+    """Whether a text's first lines are CJK script (kept for the texts seen last, as
+    subject_words: recall asks it of each of its best candidates against every other)."""
+    return cjk_share(text[:SUBJECT_CHARS]) >= share
 
 
 def floor(old_text: str, new_text: str, rule: ChangeRule) -> float:
@@ -114,10 +121,20 @@ def says_changed(
     translate: Translate | None = None,
 ) -> bool:
     """Whether `new_text` (the newer memory) says that `old_text` changed (see the module)."""
-    if not states_change(new_text):
-        return False
-    pair = scripts(old_text, new_text, rule)
-    if cosine < getattr(rule, pair):
+    return states_change(new_text) and changed_from(old_text, new_text, cosine, rule, translate)
+
+
+def changed_from(
+    old_text: str,
+    new_text: str,
+    cosine: float,
+    rule: ChangeRule,
+    translate: Translate | None = None,
+) -> bool:
+    """says_changed, for a newer text already known to say that something changed
+    (states_change): the pair reaches its scripts' cosine floor and is about the same thing
+    (2. and 3. above)."""
+    if cosine < floor(old_text, new_text, rule):
         return False
     return about_the_same(old_text, new_text, rule, translate)
 

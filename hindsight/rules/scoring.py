@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
-from .changes import ChangeRule, Translate, says_changed, states_change
+from .changes import ChangeRule, Translate, changed_from, states_change
 from .text import one_line
 
 RECALL_CUT = 0.3  # default min_decay_score: below it a memory leaves default recall (it stays stored)
@@ -231,6 +231,13 @@ def outdated(
     one the newer named when it was stored (likely_replaces), or one it is very similar to
     while nearly as relevant to this query."""
     top = sorted(cands, key=lambda c: -c.score)[: w.outdated_depth]
+    stated: dict[object, bool] = {}  # whether a candidate's text says something changed, read once
+
+    def says_change(c: Candidate) -> bool:
+        if c.id not in stated:
+            stated[c.id] = states_change(c.text)
+        return stated[c.id]
+
     for old in top:
         if old.memory_type not in ("semantic", "procedural") or old.created_at is None:
             continue
@@ -244,8 +251,8 @@ def outdated(
             else:
                 hit = (
                     new.score >= w.outdated_relevance * old.score
-                    and states_change(new.text)
-                    and says_changed(old.text, new.text, similar(old.id, new.id), w.changes, translate)
+                    and says_change(new)
+                    and changed_from(old.text, new.text, similar(old.id, new.id), w.changes, translate)
                 )
             if hit:
                 old.score = min(old.score, w.outdated_factor * new.score)

@@ -148,6 +148,41 @@ def test_a_newer_memory_that_says_it_changed_outranks_the_old_fact():
     assert ranked[0] is new and old.score <= 0.3 * new.score and old.outdated_by == "new"
 
 
+def test_each_candidates_words_of_change_are_read_once_however_many_pairs_it_is_in(monkeypatch):
+    """The outdated step weighs every pair of its best candidates: whether a newer text says
+    something changed is read once per candidate, not once per pair (a long note's scan
+    ran ~100 times a recall), and the pairs it marks are the same."""
+    olds = [
+        Candidate(
+            f"old{i}",
+            similarity=0.90 - 0.001 * i,
+            keyword=10.0,
+            memory_type="semantic",
+            created_at=T0 + timedelta(days=i),
+            text=f"Errors of service {i} go to Rollbar",
+        )
+        for i in range(8)
+    ]
+    news = [
+        Candidate(
+            f"new{i}",
+            similarity=0.895 - 0.001 * i,
+            keyword=10.0,
+            memory_type="semantic",
+            created_at=T0 + timedelta(days=40 + i),
+            text=f"Errors of service {i} moved to Sentry now",
+        )
+        for i in range(8)
+    ]
+    read: list[str] = []
+    real = scoring.states_change
+    monkeypatch.setattr(scoring, "states_change", lambda text: read.append(text) or real(text))
+    same = {frozenset({f"old{i}", f"new{i}"}) for i in range(8)}
+    scoring.rank([*olds, *news], query_cjk=0.0, similar=lambda a, b: 0.95 if frozenset({a, b}) in same else 0.5)
+    assert len(read) == len(set(read)) <= 16
+    assert [old.outdated_by for old in olds] == [f"new{i}" for i in range(8)]
+
+
 def test_a_similar_newer_memory_about_something_else_does_not_outdate():
     """e5 puts unrelated Chinese sentences above 0.90: the test server's change is not the
     Nginx procedure's (the case a newcomer hit)."""
