@@ -66,6 +66,7 @@ class Recall:
         self._decay_clock: tuple[float, datetime | None] = (0.0, None)
         self._plans: dict[str, tuple[float, bool, int]] = {}  # agent -> (when, exact scan?, rows of the index)
         self._words: bilingual.Lexicon | None = None
+        self._running = 0  # recalls answering now (rules.plans.plan_ahead)
 
     @property
     def timings(self) -> dict[str, float]:
@@ -88,7 +89,11 @@ class Recall:
         if window is not None and recap.asks_what_happened(req.query, window.matched):
             req = dataclasses.replace(req, recap=True)
         use_decay = not req.as_of_given or await self._decay_applies(req.as_of)
-        rows, found = await self._candidates(req, window, use_decay)
+        self._running += 1
+        try:
+            rows, found = await self._candidates(req, window, use_decay)
+        finally:
+            self._running -= 1
         ranked_at = time.perf_counter()
         keep = req.top_k * (RERANK_DEPTH if self.reranker is not None else 1)
         ranked = self._rank(req, rows, found, window, use_decay)
@@ -185,7 +190,7 @@ class Recall:
         hinted, args = statement.after_embedding(req, filters, CANDIDATES, window, in_hand, exact, window_by_index)
         plan_ahead = getattr(self.db, "plan_ahead", None)  # a Database; not the replicas' reader
         late, planned = statement.VECTOR_ARG, None
-        if plan_ahead is not None:
+        if plan_ahead is not None and plans.plan_ahead(self._running):  # alone: CPU to spare
             planned = await (
                 plan_ahead("recall_vector_hinted", args, late) if hinted else plan_ahead("recall_vector", args, late)
             )

@@ -56,3 +56,20 @@ def window_plan(agent_plan: str, window_rows: int, index_rows: int, filtered: bo
     if not window_counted(agent_plan, filtered) or window_rows <= WINDOW_LATEST:
         return "latest"
     return "index" if window_rows >= WINDOW_SHARE * index_rows else "latest"
+
+
+# Recall's statement after the embedding is planned while the query is embedded
+# (hindsight/data/ahead.py) only by a recall that runs alone. Planning ahead takes about 2 ms
+# off that recall's wait after the embedding and costs about 7 ms of the database's CPU (a
+# prepare and a generic plan, where planning at the run costs about 1.3): on two cores, beside
+# other recalls, that CPU is what the embedder and their statements wait for. With 8 clients
+# (benchmarks/concurrent_load.py, three rounds each way) retrieve p50 was 209-214 ms planning
+# ahead and 199-201 planning at the run (benchmarks/README.md).
+AHEAD_ALONE = 1  # the most recalls in flight, this one counted, at which it plans ahead
+
+
+def plan_ahead(recalls_running: int) -> bool:
+    """Whether a recall plans its statement while its query is embedded (True), or lets the
+    database plan it when it runs: `recalls_running`, the recalls this process is answering
+    now, the asking one counted."""
+    return recalls_running <= AHEAD_ALONE

@@ -166,3 +166,34 @@ async def test_a_recall_that_fails_after_it_was_planned_gives_its_connection_bac
         assert found["memories"]
     finally:
         await db.close()
+
+
+async def test_recalls_at_once_leave_the_planning_to_the_run_and_a_lone_one_plans_ahead(memories, db, embedder):
+    """Planning ahead spends the database's CPU to shorten one recall's wait: beside other
+    recalls that CPU is what they wait for, so recalls answered at once let the database plan
+    their statement when it runs (rules.plans.plan_ahead), with the same rows."""
+    await _fill(memories)
+    asked: list[str] = []
+    both = asyncio.Event()
+
+    class Spy:
+        def __getattr__(self, name):
+            async def call(statement, *args):
+                asked.append("plan_ahead" if name == "plan_ahead" else statement)
+                if statement == "channel_keyword":  # each recall waits here until both are under way
+                    if asked.count("channel_keyword") == 2:
+                        both.set()
+                    await asyncio.wait_for(both.wait(), 60)
+                return await getattr(db, name)(statement, *args)
+
+            return call
+
+    recall = Recall(Spy(), AsyncEmbedder(embedder))
+    questions = ("staging database password", "数据库迁移")
+    together = await asyncio.gather(*(recall.retrieve("a", q, top_k=3, as_of=NOW) for q in questions))
+    assert "plan_ahead" not in asked and asked.count("recall_vector") == 2
+    asked.clear()
+    for question, answered in zip(questions, together):
+        alone = await recall.retrieve("a", question, top_k=3, as_of=NOW)
+        assert _seen(alone) == _seen(answered) and _seen(alone)
+    assert asked.count("plan_ahead") == 2 and "recall_vector" not in asked

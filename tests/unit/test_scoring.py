@@ -312,6 +312,11 @@ def test_vector_plan_scans_small_agents_exactly_and_uses_the_index_for_large_one
     assert plan(3_000, 0) == "index"  # reltuples unknown (never analysed): the agent is all there is
 
 
+def test_a_recall_plans_its_statement_ahead_only_when_it_runs_alone():
+    assert plans.plan_ahead(1)
+    assert not plans.plan_ahead(2) and not plans.plan_ahead(8)
+
+
 def test_window_plan_orders_a_windows_latest_rows_unless_the_index_serves_a_wider_one():
     plan, latest = plans.window_plan, plans.WINDOW_LATEST
     assert plan("index", 0, 100_000) == "latest" and plan("index", latest, 100_000) == "latest"  # ordered exactly
