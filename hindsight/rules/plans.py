@@ -1,7 +1,8 @@
 """How the channels that read by meaning find an agent's rows: pure rules, no I/O. The
 database's counts go in (hindsight/recall/search.py asks for them while the query is being
 embedded), a plan comes out, and the statement's branches for the other plans are folded away
-when it is planned (sql/queries/recall.sql)."""
+when it is planned (sql/queries/recall.sql). And when that statement is planned: while the
+query is embedded, or when it runs (plan_ahead, from the recalls in flight)."""
 
 from __future__ import annotations
 
