@@ -94,18 +94,18 @@ def shared_share(a: tuple[frozenset[str], ...], b: tuple[frozenset[str], ...]) -
 
 def scripts(old_text: str, new_text: str, rule: ChangeRule) -> str:
     """ "latin", "cjk" (both texts in that script) or "cross"."""
-    old_cjk = _written_in_cjk(old_text, rule.cjk_text)
-    new_cjk = _written_in_cjk(new_text, rule.cjk_text)
+    old_cjk = _written_in_cjk(old_text[:SUBJECT_CHARS], rule.cjk_text)
+    new_cjk = _written_in_cjk(new_text[:SUBJECT_CHARS], rule.cjk_text)
     if old_cjk != new_cjk:
         return "cross"
     return "cjk" if old_cjk else "latin"
 
 
 @lru_cache(maxsize=256)
-def _written_in_cjk(text: str, share: float) -> bool:
+def _written_in_cjk(start: str, share: float) -> bool:
     """Whether a text's first lines are CJK script (kept for the texts seen last, as
     subject_words: recall asks it of each of its best candidates against every other)."""
-    return cjk_share(text[:SUBJECT_CHARS]) >= share
+    return cjk_share(start) >= share
 
 
 def floor(old_text: str, new_text: str, rule: ChangeRule) -> float:

@@ -231,12 +231,12 @@ def outdated(
     one the newer named when it was stored (likely_replaces), or one it is very similar to
     while nearly as relevant to this query."""
     top = sorted(cands, key=lambda c: -c.score)[: w.outdated_depth]
-    stated: dict[object, bool] = {}  # whether a candidate's text says something changed, read once
+    stated: dict[str, bool] = {}  # whether a text says something changed, read once
 
     def says_change(c: Candidate) -> bool:
-        if c.id not in stated:
-            stated[c.id] = states_change(c.text)
-        return stated[c.id]
+        if c.text not in stated:
+            stated[c.text] = states_change(c.text)
+        return stated[c.text]
 
     for old in top:
         if old.memory_type not in ("semantic", "procedural") or old.created_at is None:

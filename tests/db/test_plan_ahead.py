@@ -174,16 +174,23 @@ async def test_recalls_at_once_leave_the_planning_to_the_run_and_a_lone_one_plan
     their statement when it runs (rules.plans.plan_ahead), with the same rows."""
     await _fill(memories)
     asked: list[str] = []
-    both = asyncio.Event()
+    # each recall waits until both are under way, and again until both have decided how their
+    # statement is planned: neither can finish before the other decides, however the cores are shared
+    step_of = {"channel_keyword": "under way", "plan_ahead": "decided", "recall_vector": "decided"}
+    reached = {"under way": 0, "decided": 0}
+    barriers = {"under way": asyncio.Event(), "decided": asyncio.Event()}
 
     class Spy:
         def __getattr__(self, name):
             async def call(statement, *args):
-                asked.append("plan_ahead" if name == "plan_ahead" else statement)
-                if statement == "channel_keyword":  # each recall waits here until both are under way
-                    if asked.count("channel_keyword") == 2:
-                        both.set()
-                    await asyncio.wait_for(both.wait(), 60)
+                said = "plan_ahead" if name == "plan_ahead" else statement
+                asked.append(said)
+                step = step_of.get(said)
+                if step is not None:
+                    reached[step] += 1
+                    if reached[step] == 2:
+                        barriers[step].set()
+                    await asyncio.wait_for(barriers[step].wait(), 60)
                 return await getattr(db, name)(statement, *args)
 
             return call
@@ -192,6 +199,7 @@ async def test_recalls_at_once_leave_the_planning_to_the_run_and_a_lone_one_plan
     questions = ("staging database password", "数据库迁移")
     together = await asyncio.gather(*(recall.retrieve("a", q, top_k=3, as_of=NOW) for q in questions))
     assert "plan_ahead" not in asked and asked.count("recall_vector") == 2
+    assert recall._running == 0  # both counted out
     asked.clear()
     for question, answered in zip(questions, together):
         alone = await recall.retrieve("a", question, top_k=3, as_of=NOW)
