@@ -56,6 +56,7 @@ checked against the plain-vector baseline per category; see benchmarks/README.md
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
@@ -231,12 +232,7 @@ def outdated(
     one the newer named when it was stored (likely_replaces), or one it is very similar to
     while nearly as relevant to this query."""
     top = sorted(cands, key=lambda c: -c.score)[: w.outdated_depth]
-    stated: dict[str, bool] = {}  # whether a text says something changed, read once
-
-    def says_change(c: Candidate) -> bool:
-        if c.text not in stated:
-            stated[c.text] = states_change(c.text)
-        return stated[c.text]
+    says_change = functools.cache(states_change)  # each text read once, however many pairs it is in
 
     for old in top:
         if old.memory_type not in ("semantic", "procedural") or old.created_at is None:
@@ -251,7 +247,7 @@ def outdated(
             else:
                 hit = (
                     new.score >= w.outdated_relevance * old.score
-                    and says_change(new)
+                    and says_change(new.text)
                     and changed_from(old.text, new.text, similar(old.id, new.id), w.changes, translate)
                 )
             if hit:

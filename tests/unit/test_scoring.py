@@ -152,28 +152,13 @@ def test_each_candidates_words_of_change_are_read_once_however_many_pairs_it_is_
     """The outdated step weighs every pair of its best candidates: whether a newer text says
     something changed is read once per candidate, not once per pair (a long note's scan
     ran ~100 times a recall), and the pairs it marks are the same."""
-    olds = [
-        Candidate(
-            f"old{i}",
-            similarity=0.90 - 0.001 * i,
-            keyword=10.0,
-            memory_type="semantic",
-            created_at=T0 + timedelta(days=i),
-            text=f"Errors of service {i} go to Rollbar",
-        )
-        for i in range(8)
-    ]
-    news = [
-        Candidate(
-            f"new{i}",
-            similarity=0.895 - 0.001 * i,
-            keyword=10.0,
-            memory_type="semantic",
-            created_at=T0 + timedelta(days=40 + i),
-            text=f"Errors of service {i} moved to Sentry now",
-        )
-        for i in range(8)
-    ]
+
+    def fact(name: str, similarity: float, day: int, text: str) -> Candidate:
+        created = T0 + timedelta(days=day)
+        return Candidate(name, similarity, keyword=10.0, memory_type="semantic", created_at=created, text=text)
+
+    olds = [fact(f"old{i}", 0.90 - 0.001 * i, i, f"Errors of service {i} go to Rollbar") for i in range(8)]
+    news = [fact(f"new{i}", 0.895 - 0.001 * i, 40 + i, f"Errors of service {i} moved to Sentry now") for i in range(8)]
     read: list[str] = []
     real = scoring.states_change
     monkeypatch.setattr(scoring, "states_change", lambda text: read.append(text) or real(text))
