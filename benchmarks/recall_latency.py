@@ -9,6 +9,12 @@ Embedding 100k passages would take over an hour on this machine, so the bulk loa
 plus small noise (renormalised); every row's text is unique (a numbered suffix), so the
 keyword statistics and indexes are those of 100k real rows. The queries are embedded for
 real, every time, as the server does.
+
+It ends with the floor of the one round trip recall makes after the embedding (issue 33):
+plain statements on the same rows, each run right after an embedding of the same question
+(after recall has run it, so their pages are as warm as they can be: a lower bound), the 50
+nearest memories' keys, and their rows with the columns ranking reads, beside recall's own
+statement and everything it does after the embedding.
 """
 
 from __future__ import annotations
@@ -85,8 +91,28 @@ BASELINE = "plain top 5 (baseline)"
 BASELINE_SQL = "SELECT id, content FROM memories WHERE agent_id = $1 ORDER BY embedding <=> $2 LIMIT 5"
 
 
-async def measure(db, recall, embedder, agent, queries):
-    base_ms, recall_ms, stages = [], [], []
+# The floor of one round trip after the embedding (issue 33): the plain statement on the same
+# rows, run right after a real embedding of the same question, as recall's statement is. The
+# nearest 50 (recall's CANDIDATES) by the same index as the baseline: their keys alone, and with
+# the columns ranking reads of a row (candidate_rows' own, without its neighbours, decay cut
+# and what each replaced).
+FLOORS = {
+    "plain top 5": BASELINE_SQL,
+    "nearest 50, keys": "SELECT agent_id, id, embedding <=> $2 AS distance FROM memories WHERE agent_id = $1 "
+    "ORDER BY embedding <=> $2 LIMIT 50",
+    "nearest 50, rows": "WITH nearest AS MATERIALIZED (SELECT agent_id, id, embedding <=> $2 AS distance "
+    "FROM memories WHERE agent_id = $1 ORDER BY embedding <=> $2 LIMIT 50) "
+    "SELECT m.id, m.agent_id, m.session_id, m.memory_type, m.content, m.metadata, m.tags, m.importance, m.flags, "
+    "m.slot, m.created_at, m.shared, m.likely_replaces, st.decay_score, st.last_accessed, m.embedding, m.project, "
+    "n.distance FROM nearest n JOIN memories m ON m.agent_id = n.agent_id AND m.id = n.id "
+    "JOIN memory_state st ON st.agent_id = n.agent_id AND st.id = n.id",
+}
+
+
+async def measure(db, recall, embedder, agent, queries, floors=False):
+    """Baseline and retrieve per question, retrieve's stages; with `floors`, each FLOORS
+    statement's wall time right after an embedding of the question (ms)."""
+    base_ms, recall_ms, stages, floor_ms = [], [], [], {name: [] for name in FLOORS}
     for q in queries[:10]:  # warm caches
         await recall.retrieve(agent, q, top_k=5)
     for q in queries:
@@ -98,7 +124,12 @@ async def measure(db, recall, embedder, agent, queries):
         await recall.retrieve(agent, q, top_k=5)
         recall_ms.append((time.perf_counter() - t) * 1000)
         stages.append(dict(recall.timings, after_embed=recall_ms[-1] - recall.timings.get("embed", 0.0)))
-    return base_ms, recall_ms, stages
+        for name, sql in FLOORS.items() if floors else ():
+            vec = await embedder.query(q)
+            t = time.perf_counter()
+            await db.pool.fetch(sql, agent, vec)
+            floor_ms[name].append((time.perf_counter() - t) * 1000)
+    return base_ms, recall_ms, stages, floor_ms
 
 
 def window_queries(n: int) -> list[str]:
@@ -229,14 +260,14 @@ async def run(args, url):
             load_rate = (size - loaded) / (time.perf_counter() - t)
             loaded = size
             await db.pool.execute("ANALYZE memories; ANALYZE memory_terms")
-        base_ms, recall_ms, stages = await measure(db, recall, embedder, agent, queries)
-        windowed = await measure(db, recall, embedder, agent, window_queries(WINDOW_QUERIES))
+        base_ms, recall_ms, stages, floor_ms = await measure(db, recall, embedder, agent, queries, floors=True)
+        windowed = (await measure(db, recall, embedder, agent, window_queries(WINDOW_QUERIES)))[:3]
         times = None  # per statement (planning, execution), with --plans
         if args.plans:
             first, times = await plans(db, recall, agent, queries[:PLAN_QUERIES])
             for name, lines in first.items():
                 print(f"--- plan of {name} at {size} ---\n" + "\n".join(lines), file=sys.stderr)
-        table.append((size, load_rate, base_ms, recall_ms, stages, times, windowed))
+        table.append((size, load_rate, base_ms, recall_ms, stages, floor_ms, times, windowed))
         print(f"measured {size}", file=sys.stderr, flush=True)
     await db.close()
     return embed_rate, table
@@ -316,6 +347,17 @@ def main() -> None:
             xs = [st.get(name, 0.0) for st in stages]
             cells.append(f"{statistics.median(xs):>7.1f} / {pct(xs, 95):>6.1f}")
         print(f"{size:>9} | " + " | ".join(cells))
+    print(
+        "\nafter the embedding: recall against the floor of one round trip (each statement right after an"
+        " embedding of the question; median / p95, ms)"
+    )
+    for size, _, _, _, stages, floor_ms, *_ in table:
+        cells = {"retrieve, all after the embedding": [st["after_embed"] for st in stages]}
+        cells["retrieve, its statement"] = [st.get("candidates_sql", 0.0) for st in stages]
+        cells.update(floor_ms)
+        print(
+            f"{size:>9} | " + " | ".join(f"{n} {statistics.median(x):.2f} / {pct(x, 95):.2f}" for n, x in cells.items())
+        )
     print(f'\nquestions that name a time holding every row ("this year"; the window channel), {WINDOW_QUERIES} queries')
     for size, *_, (base, rec, stages) in table:
         statement = [st.get("candidates_sql", 0.0) for st in stages]
