@@ -28,7 +28,7 @@ RUNS = [
     ("http_load.py", ["--clients", "2", "--seconds", "3"], "calls"),
     ("import_rate.py", ["--lines", "40", "--workers", "1", "--rounds", "1"], "memories"),
     ("outdated_rule.py", [], "precision"),
-    ("recall_latency.py", ["--sizes", "300", "--queries", "8", "--plans"], "plain top 5 (baseline)"),
+    ("recall_latency.py", ["--sizes", "300", "--queries", "8", "--plans", "--passes", "2"], "plain top 5 (baseline)"),
     ("replay.py", [], "stored"),
     ("roots_transcript.py", [], "roots"),
     ("secrets_detector.py", [], "caught"),
