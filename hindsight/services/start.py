@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import gc
 import logging
 import time
 from typing import AsyncIterator, Callable
@@ -67,6 +68,7 @@ async def opened(
         if words is not None:  # before the first call: a recall must not wait seconds for it
             await words
             await services.recall.warm()
+            settle_heap()
         yield services
     finally:
         if bookkeeping is not None and access is not None:
@@ -78,6 +80,16 @@ async def opened(
         if reads is not None:
             await reads.close()
         await db.close()
+
+
+def settle_heap() -> None:
+    """What a server holds for its lifetime (the lexicon, the embedder, the modules) moved out
+    of the garbage collector's sight, once it is all loaded: Python's full collection walks
+    every container it tracks, and the lexicon's alone made one take 15-20 ms in the middle
+    of a call, every 60-70 recalls (benchmarks/README.md). What is left to it is what calls
+    make and drop. The garbage of the start is collected first, so none of it is kept."""
+    gc.collect()
+    gc.freeze()
 
 
 async def _replicas(settings: Settings, db: Database, pool_size: int) -> Reads | None:
