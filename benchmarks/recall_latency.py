@@ -14,13 +14,17 @@ It ends with the floor of the one round trip recall makes after the embedding (i
 plain statements on the same rows, each run right after an embedding of the same question
 (after recall has run it, so their pages are as warm as they can be: a lower bound), the 50
 nearest memories' keys, and their rows with the columns ranking reads, beside recall's own
-statement and everything it does after the embedding.
+statement and everything it does after the embedding, and the garbage collector's full
+collections during each pass (the heap settled once loaded, as the server does; `--unsettled`:
+not).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import json
 import os
 import statistics
@@ -29,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -109,12 +114,19 @@ FLOORS = {
 }
 
 
-async def measure(db, recall, embedder, agent, queries, floors=False):
+async def measure(db, recall, embedder, agent, queries, floors=False, pauses=None):
     """Baseline and retrieve per question, retrieve's stages; with `floors`, each FLOORS
-    statement's wall time right after an embedding of the question (ms)."""
+    statement's wall time right after an embedding of the question (ms). `pauses`: each full
+    collection of the garbage collector meanwhile is appended to it (ms)."""
     base_ms, recall_ms, stages, floor_ms = [], [], [], {name: [] for name in FLOORS}
     for q in queries[:10]:  # warm caches
         await recall.retrieve(agent, q, top_k=5)
+    with full_collections(pauses if pauses is not None else []):
+        await _measured(db, recall, embedder, agent, queries, floors, base_ms, recall_ms, stages, floor_ms)
+    return base_ms, recall_ms, stages, floor_ms
+
+
+async def _measured(db, recall, embedder, agent, queries, floors, base_ms, recall_ms, stages, floor_ms):
     for q in queries:
         t = time.perf_counter()
         vec = await embedder.query(q)
@@ -129,7 +141,26 @@ async def measure(db, recall, embedder, agent, queries, floors=False):
             t = time.perf_counter()
             await db.pool.fetch(sql, agent, vec)
             floor_ms[name].append((time.perf_counter() - t) * 1000)
-    return base_ms, recall_ms, stages, floor_ms
+
+
+@contextlib.contextmanager
+def full_collections(pauses: list[float]) -> Iterator[None]:
+    """Each full (oldest generation) collection of the garbage collector while inside, in ms."""
+    began: list[float] = []
+
+    def timed(phase: str, info: dict) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            began[:] = [time.perf_counter()]
+        elif began:
+            pauses.append((time.perf_counter() - began.pop()) * 1000)
+
+    gc.callbacks.append(timed)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(timed)
 
 
 def window_queries(n: int) -> list[str]:
@@ -240,10 +271,12 @@ async def run(args, url):
     from hindsight.embedders.base import AsyncEmbedder
     from hindsight.embedders.e5 import E5Small
     from hindsight.recall.search import Recall
+    from hindsight.services.start import settle_heap
 
     db = await Database.open(url, max_size=8)
     embedder = AsyncEmbedder(E5Small(args.threads))
     recall = Recall(db, embedder)
+    await recall.warm()  # the lexicon, as the server loads it at start
     agent = "bench"
     texts = corpus.memories(min(2000, max(args.sizes)))  # the base texts, embedded for real
     t = time.perf_counter()
@@ -252,6 +285,7 @@ async def run(args, url):
     rng = np.random.default_rng(1)
     queries = corpus.queries(args.queries)
     loaded, table = await db.pool.fetchval("SELECT count(*) FROM memories WHERE agent_id = $1", agent), []
+    pauses: list[tuple[object, list[float]]] = []  # per pass: the garbage collector's full collections (ms)
     for size in args.sizes:
         load_rate = 0.0  # already there (--home kept from an earlier run)
         if size > loaded:
@@ -260,11 +294,19 @@ async def run(args, url):
             load_rate = (size - loaded) / (time.perf_counter() - t)
             loaded = size
             await db.pool.execute("ANALYZE memories; ANALYZE memory_terms")
+        if not args.unsettled:  # as the server does once it has loaded what it holds for its lifetime
+            settle_heap()
         for n in range(1, args.passes):  # the same questions again: every page they touch read once already
-            base_ms, recall_ms, stages, floor_ms = await measure(db, recall, embedder, agent, queries, floors=True)
+            pauses.append((f"{size}, {n}", []))
+            base_ms, recall_ms, stages, floor_ms = await measure(
+                db, recall, embedder, agent, queries, floors=True, pauses=pauses[-1][1]
+            )
             table.append((f"{size}, {n}", load_rate, base_ms, recall_ms, stages, floor_ms, None, ([], [], [])))
-        base_ms, recall_ms, stages, floor_ms = await measure(db, recall, embedder, agent, queries, floors=True)
         size_label = f"{size}, {args.passes}" if args.passes > 1 else size
+        pauses.append((size_label, []))
+        base_ms, recall_ms, stages, floor_ms = await measure(
+            db, recall, embedder, agent, queries, floors=True, pauses=pauses[-1][1]
+        )
         windowed = (await measure(db, recall, embedder, agent, window_queries(WINDOW_QUERIES)))[:3]
         times = None  # per statement (planning, execution), with --plans
         if args.plans:
@@ -274,7 +316,7 @@ async def run(args, url):
         table.append((size_label, load_rate, base_ms, recall_ms, stages, floor_ms, times, windowed))
         print(f"measured {size}", file=sys.stderr, flush=True)
     await db.close()
-    return embed_rate, table
+    return embed_rate, table, pauses
 
 
 def import_rate(home, n=1000):
@@ -315,6 +357,12 @@ def main() -> None:
         help="keep the database in this HINDSIGHT_HOME and reuse it next time (compare two builds on the same "
         "rows: run each build's python on it in turn); the import rate is then not measured",
     )
+    ap.add_argument(
+        "--unsettled",
+        action="store_true",
+        help="leave the heap as it is after loading (the server moves it out of the garbage collector's sight: "
+        "hindsight.services.start.settle_heap)",
+    )
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
 
@@ -327,7 +375,7 @@ def main() -> None:
         os.environ.pop("HINDSIGHT_DATABASE_URL", None)
         url = bootstrap.prepare(Settings.from_env())
         try:
-            embed_rate, table = asyncio.run(run(args, url))
+            embed_rate, table, pauses = asyncio.run(run(args, url))
             imp = float("nan") if args.home else import_rate(home, n=min(1000, max(args.sizes)))
         finally:
             from hindsight.data import pg_embedded as embedded
@@ -369,6 +417,13 @@ def main() -> None:
         print(
             f"{size:>9} | " + " | ".join(f"{n} {statistics.median(x):.2f} / {pct(x, 95):.2f}" for n, x in cells.items())
         )
+    print(
+        "\nthe garbage collector's full collections during each pass (the baseline's and recall's questions and the"
+        f" floors'){' (the heap not settled: --unsettled)' if args.unsettled else ''}"
+    )
+    for size, ms in pauses:
+        longest = f"{max(ms):.1f}" if ms else "-"
+        print(f"{size!s:>9} | {len(ms)} collections, {sum(ms):.1f} ms in all, the longest {longest} ms")
     print(f'\nquestions that name a time holding every row ("this year"; the window channel), {WINDOW_QUERIES} queries')
     for size, *_, (base, rec, stages) in table:
         if not rec:  # asked in the last pass only
