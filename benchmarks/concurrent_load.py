@@ -119,6 +119,7 @@ async def run(args, url) -> list[tuple[str, dict]]:
     from hindsight.embedders.base import AsyncEmbedder
     from hindsight.embedders.e5 import E5Small
     from hindsight.recall.search import Recall
+    from hindsight.services.start import settle_heap
     from hindsight.store.memories import Memories
     from hindsight.store.prepare import WritePolicy
 
@@ -138,6 +139,8 @@ async def run(args, url) -> list[tuple[str, dict]]:
     setups = {"plain": Plain(db, embedder), "hindsight": Hindsight(recall, memories)}
     for setup in setups.values():  # warm: statements prepared, caches filled
         await load(setup, 2, 4, questions[-20:], fresh)
+    if not args.unsettled:  # as the server does once it has loaded what it holds for its lifetime
+        settle_heap()
     results = []
     for _ in range(args.rounds):
         for name, setup in setups.items():
@@ -192,6 +195,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--threads", type=int, default=None, help="embedder threads (default: as the server)")
     ap.add_argument("--home", help="keep the database in this HINDSIGHT_HOME (recall_latency.py's --home works)")
+    ap.add_argument(
+        "--unsettled",
+        action="store_true",
+        help="leave the heap as it is after loading (the server settles it: hindsight.services.start.settle_heap)",
+    )
     args = ap.parse_args()
 
     from hindsight.config import Settings
