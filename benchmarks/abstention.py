@@ -44,7 +44,9 @@ async def ask(url, settings, agent, questions, now, sweep):
     out = []
     async with services.opened(settings, url) as s:
         await s.recall.warm()
-        s.recall.weights = dataclasses.replace(s.recall.weights, **sweep)
+        weights = dict(sweep)
+        s.recall.vector_candidates = weights.pop("vector_candidates", s.recall.vector_candidates)
+        s.recall.weights = dataclasses.replace(s.recall.weights, **weights)
         for q in questions:
             hints = q.get("hints") or {}
             options = dict(top_k=5, as_of=datetime.fromisoformat(q.get("as_of") or now))
@@ -69,7 +71,8 @@ def main() -> None:
         "--sweep",
         type=json.loads,
         action="append",
-        help='scoring weights to try instead of the defaults, as JSON: {"alpha": 0.5}',
+        help='scoring weights to try instead of the defaults, as JSON: {"alpha": 0.5} '
+        '(and "vector_candidates": how many the statement after the embedding brings per channel)',
     )
     args = ap.parse_args()
     ide, memories, queries = load_bench(Path(args.bench))

@@ -126,6 +126,8 @@ async def run(args, url) -> list[tuple[str, dict]]:
     db = await Database.open(url, max_size=8)
     embedder = AsyncEmbedder(E5Small(args.threads))
     recall = Recall(db, embedder)
+    if args.vector_candidates:
+        recall.vector_candidates = args.vector_candidates
     await recall.warm()
     memories = Memories(db, embedder, WritePolicy.from_settings(Settings.from_env()), reads=db)
     loaded = await db.pool.fetchval("SELECT count(*) FROM memories WHERE agent_id = $1", AGENT)
@@ -199,6 +201,12 @@ def main() -> None:
         "--unsettled",
         action="store_true",
         help="leave the heap as it is after loading (the server settles it: hindsight.services.start.settle_heap)",
+    )
+    ap.add_argument(
+        "--vector-candidates",
+        type=int,
+        default=None,
+        help="how many the statement after the embedding brings per channel (default: the build's VECTOR_CANDIDATES)",
     )
     args = ap.parse_args()
 

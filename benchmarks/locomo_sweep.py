@@ -8,7 +8,8 @@ Imports the development set's conversations (../shared/bench/locomo_dev.json) th
 through `hindsight import`) into a throwaway embedded database, or into `--home` to reuse it
 the next time; then asks every question (categories 1-4, those with evidence) in process at
 each setting: the build's weights first, then each `--sweep` (a JSON object of
-`rules.scoring.Weights` fields). Prints R@5 / R@10 / R@20 per category and how many top-20
+`rules.scoring.Weights` fields, and `vector_candidates`: how many the statement after the
+embedding brings per channel). Prints R@5 / R@10 / R@20 per category and how many top-20
 lists differ from the first setting's. `locomo.py` is the figure of record (it runs the
 command line a user runs); this is for seeing what a weight does without importing again.
 """
@@ -61,13 +62,16 @@ def import_all(home: str, convs) -> None:
 
 async def ask(url, settings, convs, sweeps):
     from hindsight import services
+    from hindsight.recall.search import VECTOR_CANDIDATES
 
     first = None
     async with services.opened(settings, url) as s:
         await s.recall.warm()
         base = s.recall.weights
         for sweep in sweeps:
-            s.recall.weights = dataclasses.replace(base, **sweep)
+            settings_of = dict(sweep)
+            s.recall.vector_candidates = settings_of.pop("vector_candidates", VECTOR_CANDIDATES)
+            s.recall.weights = dataclasses.replace(base, **settings_of)
             scores: dict[tuple[int, str], list[float]] = collections.defaultdict(list)
             tops = {}
             for c in convs:
@@ -84,8 +88,11 @@ async def ask(url, settings, convs, sweeps):
                         scores[(k, CATEGORIES[q["category"]])].append(share)
             first = first or tops
             moved = sum(tops[k] != first[k] for k in tops)
+            moved10 = sum(tops[k][:10] != first[k][:10] for k in tops)
             name = json.dumps(sweep) if sweep else "the build weights"
-            print(f"\n{name}  ({len(tops)} questions; top-20 lists unlike the first setting's: {moved})")
+            print(
+                f"\n{name}  ({len(tops)} questions; lists unlike the first setting's: top 20 {moved}, top 10 {moved10})"
+            )
             print(f"{'slice':>12} | " + " | ".join(f"R@{k:<3}" for k in KS))
             for cat in ("all", *CATEGORIES.values()):
                 if scores[(KS[0], cat)]:

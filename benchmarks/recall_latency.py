@@ -276,6 +276,8 @@ async def run(args, url):
     db = await Database.open(url, max_size=8)
     embedder = AsyncEmbedder(E5Small(args.threads))
     recall = Recall(db, embedder)
+    if args.vector_candidates:
+        recall.vector_candidates = args.vector_candidates
     await recall.warm()  # the lexicon, as the server loads it at start
     agent = "bench"
     texts = corpus.memories(min(2000, max(args.sizes)))  # the base texts, embedded for real
@@ -362,6 +364,12 @@ def main() -> None:
         action="store_true",
         help="leave the heap as it is after loading (the server moves it out of the garbage collector's sight: "
         "hindsight.services.start.settle_heap)",
+    )
+    ap.add_argument(
+        "--vector-candidates",
+        type=int,
+        default=None,
+        help="how many the statement after the embedding brings per channel (default: the build's VECTOR_CANDIDATES)",
     )
     args = ap.parse_args()
     args.sizes = [int(s) for s in args.sizes.split(",")]
