@@ -1,6 +1,6 @@
 """LoCoMo evidence recall in process, for comparing ranking weights on the same import:
 
-    python benchmarks/locomo_sweep.py [--convs conv-26,conv-30] [--home DIR] \
+    python benchmarks/locomo_sweep.py [--convs conv-26,conv-30] [--home DIR] [--pooled] \
         [--sweep '{"second_context": 0.1}' --sweep '{"second_context": 0.3}']
 
 Imports the development set's conversations (../shared/bench/locomo_dev.json) the way
@@ -12,6 +12,8 @@ each setting: the build's weights first, then each `--sweep` (a JSON object of
 embedding brings per channel). Prints R@5 / R@10 / R@20 per category and how many top-20
 lists differ from the first setting's. `locomo.py` is the figure of record (it runs the
 command line a user runs); this is for seeing what a weight does without importing again.
+`--pooled` imports every conversation into one agent (2,019 memories for the dev set), so
+each question is asked among three other conversations' turns: a larger, harder store.
 """
 
 from __future__ import annotations
@@ -46,21 +48,35 @@ def conversations(names: list[str] | None):
     return [c for c in convs if not names or c["id"] in names]
 
 
-def import_all(home: str, convs) -> None:
+POOLED = "pooled"  # --pooled: every conversation's turns in this one agent
+
+
+def turn_id(conv: str, turn: str, pooled: bool) -> str:
+    """A turn's id as imported: the conversation's own ("D1:3"), or, pooled, named by its
+    conversation too ("conv-26/D1:3")."""
+    return f"{conv}/{turn}" if pooled else turn
+
+
+def import_all(home: str, convs, pooled: bool = False) -> None:
     exe = Path(sys.executable).parent / "hindsight"
     env = {**os.environ, "HINDSIGHT_HOME": home, "HINDSIGHT_LOG_LEVEL": "WARNING"}
     env.pop("HINDSIGHT_DATABASE_URL", None)
     for c in convs:
-        lines = [import_line(m, c["id"]) for m in c["memories"]]
+        lines = [import_line(dict(m, id=turn_id(c["id"], m["id"], pooled)), c["id"]) for m in c["memories"]]
         path = Path(home) / f"{c['id']}.jsonl"
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        agent = POOLED if pooled else c["id"]
         subprocess.run(
-            [str(exe), "import", str(path), "--agent", c["id"]], check=True, env=env, stdout=subprocess.DEVNULL
+            [str(exe), "import", str(path), "--agent", agent], check=True, env=env, stdout=subprocess.DEVNULL
         )
-    Path(home, "locomo_sweep.done").write_text(",".join(c["id"] for c in convs))
+    Path(home, "locomo_sweep.done").write_text(done_mark(convs, pooled))
 
 
-async def ask(url, settings, convs, sweeps):
+def done_mark(convs, pooled: bool) -> str:
+    return ",".join(c["id"] for c in convs) + (" pooled" if pooled else "")
+
+
+async def ask(url, settings, convs, sweeps, pooled: bool = False):
     from hindsight import services
     from hindsight.recall.search import VECTOR_CANDIDATES
 
@@ -79,11 +95,13 @@ async def ask(url, settings, convs, sweeps):
                 for q in c["qa"]:
                     if q["category"] not in CATEGORIES or not q["evidence"]:
                         continue
-                    answer = await s.recall.retrieve(c["id"], q["question"], top_k=max(KS), as_of=now)
+                    agent = POOLED if pooled else c["id"]
+                    answer = await s.recall.retrieve(agent, q["question"], top_k=max(KS), as_of=now)
                     ids = [m["metadata"].get("external_id") for m in answer["memories"]]
-                    tops[q["qid"]] = ids
+                    tops[c["id"], q["qid"]] = ids
+                    evidence = [turn_id(c["id"], e, pooled) for e in q["evidence"]]
                     for k in KS:
-                        share = sum(e in ids[:k] for e in q["evidence"]) / len(q["evidence"])
+                        share = sum(e in ids[:k] for e in evidence) / len(evidence)
                         scores[(k, "all")].append(share)
                         scores[(k, CATEGORIES[q["category"]])].append(share)
             first = first or tops
@@ -106,6 +124,11 @@ def main() -> None:
     ap.add_argument("--convs", help="comma list of conversations (default: every one of the dev set)")
     ap.add_argument("--home", help="import into this HINDSIGHT_HOME once and reuse it next time")
     ap.add_argument("--sweep", action="append", default=[], help="a JSON object of Weights fields (repeatable)")
+    ap.add_argument(
+        "--pooled",
+        action="store_true",
+        help="every conversation's turns in one agent: each question asked among the other conversations' turns too",
+    )
     args = ap.parse_args()
     if not (SHARED / "locomo_dev.json").exists():
         sys.exit(f"missing {SHARED / 'locomo_dev.json'}: the shared LoCoMo bench sits beside this checkout")
@@ -119,16 +142,16 @@ def main() -> None:
         home = args.home or scratch
         os.makedirs(home, exist_ok=True)
         done = Path(home, "locomo_sweep.done")
-        if not done.exists() or done.read_text() != ",".join(c["id"] for c in convs):
+        if not done.exists() or done.read_text() != done_mark(convs, args.pooled):
             if done.exists():
                 sys.exit(f"{home} holds other conversations ({done.read_text()}): use another --home")
-            import_all(home, convs)
+            import_all(home, convs, args.pooled)
         os.environ["HINDSIGHT_HOME"] = home
         os.environ.pop("HINDSIGHT_DATABASE_URL", None)
         settings = Settings.from_env()
         url = bootstrap.prepare(settings)
         try:
-            asyncio.run(ask(url, settings, convs, sweeps))
+            asyncio.run(ask(url, settings, convs, sweeps, args.pooled))
         finally:
             from hindsight.data import pg_embedded as embedded
 

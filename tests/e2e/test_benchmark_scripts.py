@@ -41,7 +41,11 @@ RUNS = [
 ]
 NEEDS_SHARED = [  # the shared benchmark data beside the checkout
     ("locomo.py", ["--convs", "conv-30"], "R@10"),
-    ("locomo_sweep.py", ["--convs", "conv-30", "--sweep", '{"second_context": 0.0}'], "single-hop"),
+    (
+        "locomo_sweep.py",
+        ["--convs", "conv-30", "--pooled", "--sweep", '{"second_context": 0.0, "vector_candidates": 20}'],
+        "single-hop",
+    ),
     ("abstention.py", ["--limit", "6"], "empty prompt"),
     ("hooks_replay.py", ["--limit", "24"], "latency of a hook call"),
     ("hook_time.py", [], "prompts that name a time"),
