@@ -2,7 +2,8 @@
 
 opened(...)   the CLI, per command (procrastinate's `execute_command` shape), and the scheduler
 serving(...)  the MCP server, for its lifespan: 8 connections, the embedded database
-              healed, recall's access counted in the background, the embedder loaded at start
+              healed, recall's access counted in the background, the embedder loaded at
+              start, and then the heap settled (settle_heap)
 opening(...)  serving(...) opened in the background: the stdio server answers its client
               at once and a call waits for the services (Opening.ready, bounded)
 showing(...)  the UI, for its process: the embedder loaded at start
@@ -49,7 +50,7 @@ async def opened(
     an embedder that cannot load fails first. `count_access`: recall's hits are counted by
     a background task, flushed once more at the end. `warm_recall`: recall's lexicon is
     built beside the embedder's loading and before the services are handed over (about two
-    seconds), so that no call waits for it."""
+    seconds), so that no call waits for it; then the heap is settled (settle_heap)."""
     words = asyncio.ensure_future(asyncio.to_thread(lexicon.load)) if warm_recall else None  # beside the embedder
     if embedder is None and load_embedder:
         embedder = await asyncio.to_thread(embed.create, settings)  # in a thread: the loop keeps serving
