@@ -78,7 +78,7 @@ def done_mark(convs, pooled: bool) -> str:
 
 async def ask(url, settings, convs, sweeps, pooled: bool = False):
     from hindsight import services
-    from hindsight.recall.search import VECTOR_CANDIDATES
+    from hindsight.recall.statement import VECTOR_CANDIDATES
 
     first = None
     async with services.opened(settings, url) as s:

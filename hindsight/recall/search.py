@@ -30,11 +30,6 @@ from .result import MEMORY_FIELDS, RecallResult
 _TIMINGS: ContextVar[dict[str, float]] = ContextVar("recall_timings")
 
 CANDIDATES = 50  # per keyword channel
-# The statement after the embedding brings this many per channel (the nearest, and a hint's:
-# the time window, the tools, the session): the one round trip recall waits for after the
-# embedding, and the rows ranking reads. 50 measured no better on the IDE set and LoCoMo, in one
-# agent each and LoCoMo's four pooled in one (benchmarks/README.md), and took 1.2 ms more.
-VECTOR_CANDIDATES = 30
 POSTINGS_PER_TERM = 1000  # BM25 reads at most this many postings of each query term
 DECAY_CLOCK_SECONDS = 60  # how long the time of the last decay run is cached
 PLAN_SECONDS = 60  # how long an agent's vector plan (exact scan or index) is cached
@@ -72,7 +67,7 @@ class Recall:
         self._plans: dict[str, tuple[float, bool, int]] = {}  # agent -> (when, exact scan?, rows of the index)
         self._words: bilingual.Lexicon | None = None
         self._running = 0  # recalls answering now (rules.plans.plan_ahead)
-        self.vector_candidates = VECTOR_CANDIDATES
+        self.vector_candidates = statement.VECTOR_CANDIDATES
 
     @property
     def timings(self) -> dict[str, float]:

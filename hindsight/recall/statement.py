@@ -11,6 +11,11 @@ from ..rules import timeparse
 from .request import Filters, Hints, Request
 
 VECTOR_ARG = 12  # the query's embedding ($12): the one argument known only after the embedding
+# How many it brings per channel (the nearest, and a hint's: the time window, the tools, the
+# session): the one round trip recall waits for after the embedding, and the rows ranking reads.
+# 50 measured no better on the IDE set and on LoCoMo, one agent per conversation and the four
+# pooled in one, and took about 1 ms more (benchmarks/README.md, 2026-12-05).
+VECTOR_CANDIDATES = 30
 
 
 def after_embedding(
