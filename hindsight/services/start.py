@@ -88,7 +88,9 @@ def settle_heap() -> None:
     of the garbage collector's sight, once it is all loaded: Python's full collection walks
     every container it tracks, and the lexicon's alone made one take 15-20 ms in the middle
     of a call, every 60-70 recalls (benchmarks/README.md). What is left to it is what calls
-    make and drop. The garbage of the start is collected first, so none of it is kept."""
+    make and drop. The garbage of the start is collected first, so none of it is kept; what
+    the start made and a later cycle drops (a pool's connection, replaced) is freed only by
+    reference counting, a few kilobytes at most."""
     gc.collect()
     gc.freeze()
 
