@@ -122,25 +122,21 @@ async def measure(db, recall, embedder, agent, queries, floors=False, pauses=Non
     for q in queries[:10]:  # warm caches
         await recall.retrieve(agent, q, top_k=5)
     with full_collections(pauses if pauses is not None else []):
-        await _measured(db, recall, embedder, agent, queries, floors, base_ms, recall_ms, stages, floor_ms)
-    return base_ms, recall_ms, stages, floor_ms
-
-
-async def _measured(db, recall, embedder, agent, queries, floors, base_ms, recall_ms, stages, floor_ms):
-    for q in queries:
-        t = time.perf_counter()
-        vec = await embedder.query(q)
-        await db.pool.fetch(BASELINE_SQL, agent, vec)
-        base_ms.append((time.perf_counter() - t) * 1000)
-        t = time.perf_counter()
-        await recall.retrieve(agent, q, top_k=5)
-        recall_ms.append((time.perf_counter() - t) * 1000)
-        stages.append(dict(recall.timings, after_embed=recall_ms[-1] - recall.timings.get("embed", 0.0)))
-        for name, sql in FLOORS.items() if floors else ():
-            vec = await embedder.query(q)
+        for q in queries:
             t = time.perf_counter()
-            await db.pool.fetch(sql, agent, vec)
-            floor_ms[name].append((time.perf_counter() - t) * 1000)
+            vec = await embedder.query(q)
+            await db.pool.fetch(BASELINE_SQL, agent, vec)
+            base_ms.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            await recall.retrieve(agent, q, top_k=5)
+            recall_ms.append((time.perf_counter() - t) * 1000)
+            stages.append(dict(recall.timings, after_embed=recall_ms[-1] - recall.timings.get("embed", 0.0)))
+            for name, sql in FLOORS.items() if floors else ():
+                vec = await embedder.query(q)
+                t = time.perf_counter()
+                await db.pool.fetch(sql, agent, vec)
+                floor_ms[name].append((time.perf_counter() - t) * 1000)
+    return base_ms, recall_ms, stages, floor_ms
 
 
 @contextlib.contextmanager
