@@ -2,7 +2,8 @@
 nearest memories when its rows are a small share of one large HNSW index?
 
     python benchmarks/tenants.py [--small 2000x150] [--medium 120x5000] [--large 100000]
-                                 [--rows copies|mixed] [--queries 40] [--home DIR] [--keep] [--plans]
+                                 [--rows copies|mixed] [--candidates N] [--variants LIST] [--queries 40]
+                                 [--home DIR] [--keep] [--plans]
 
 One embedded PostgreSQL holds every agent (1,000,000 memories by default: 2,000 agents of
 150, 120 of 5,000 and one of 100,000); a second database holds the large agent alone, so
@@ -15,8 +16,9 @@ The HNSW index is built after the load (timed). With --keep the data stays in --
 later run with the same sizes reuses it.
 
 For sample agents of each size, each variant of the vector statement (the product's
-`candidate_vector` shape over `recall_filters`, LIMIT 50) is compared with an exact scan of
-the agent's rows: overlap of its top 10 with the exact top 10, rows returned of 50, and the
+`candidate_vector` shape over `recall_filters`, at the product's candidate count,
+hindsight.recall.statement.VECTOR_CANDIDATES, or `--candidates N`) is compared with an exact
+scan of the agent's rows: overlap of its top 10 with the exact top 10, rows returned, and the
 statement's time (p50 / p95 ms, round trip over a pooled connection). Variants:
   before      the statement as landed, with what its pooled connections really ran with
               (hnsw.iterative_scan off, ef_search 40: the SET was lost on release)
@@ -45,7 +47,6 @@ sys.path.insert(0, str(Path(__file__).parent))
 import corpus
 from recall_latency import noisy_rows, pct
 
-LIMIT = 50
 ALONE_DB = "tenants_alone"
 
 
@@ -205,7 +206,7 @@ BEFORE_SETTINGS = "SET hnsw.iterative_scan = off; SET hnsw.ef_search = 40"
 INTENDED_SETTINGS = "SET hnsw.iterative_scan = relaxed_order; SET hnsw.ef_search = 64"
 
 
-async def variant_runs(conn, agent: str, size: int, total: int, vecs, name: str, truths: dict):
+async def variant_runs(conn, agent: str, size: int, total: int, vecs, name: str, truths: dict, limit: int):
     """(overlap@10, rows, ms) per query for one agent and one variant."""
     from hindsight.recall.request import Filters
     from hindsight.rules.plans import vector_plan
@@ -225,32 +226,34 @@ async def variant_runs(conn, agent: str, size: int, total: int, vecs, name: str,
             truths[agent, n] = [r["id"] for r in await conn.fetch(EXACT, agent, vec)]
         truth = truths[agent, n]
         started = time.perf_counter()
-        got = [r["id"] for r in await conn.fetch(sql, *filters, LIMIT, vec, *extra)]
+        got = [r["id"] for r in await conn.fetch(sql, *filters, limit, vec, *extra)]
         ms = (time.perf_counter() - started) * 1000
         out.append((len(set(got[:10]) & set(truth)) / max(len(truth), 1), len(got), ms))
     await conn.execute("RESET hnsw.iterative_scan; RESET hnsw.ef_search")
     return out
 
 
-async def measure(url: str, samples: list[tuple[str, int]], total: int, vecs, variants) -> dict:
+async def measure(url: str, samples: list[tuple[str, int]], total: int, vecs, variants, limit: int) -> dict:
     from hindsight.data.db import Database
 
     db = await Database.open(url, max_size=1)
     table, truths = {}, {}
     try:
         async with db.pool.acquire() as conn:
-            for agent, size in samples[:2]:  # warm the caches the way a running server has them
-                await variant_runs(conn, agent, size, total, vecs[:5], "product", truths)
+            # warm the caches the way a running server that serves them all has them: one agent
+            # of each size, so the large agent's own index is not read cold by the first variant
+            for agent, size in {size: (agent, size) for agent, size in samples}.values():
+                await variant_runs(conn, agent, size, total, vecs[:5], "product", truths, limit)
             for name in variants:
                 for agent, size in samples:
-                    runs = await variant_runs(conn, agent, size, total, vecs, name, truths)
+                    runs = await variant_runs(conn, agent, size, total, vecs, name, truths, limit)
                     table.setdefault((name, size), []).extend(runs)
     finally:
         await db.close()
     return table
 
 
-async def explain(url: str, agent: str, size: int, total: int, vec) -> list[str]:
+async def explain(url: str, agent: str, size: int, total: int, vec, limit: int) -> list[str]:
     from hindsight.data.db import Database
     from hindsight.recall.request import Filters
     from hindsight.rules.plans import vector_plan
@@ -260,7 +263,7 @@ async def explain(url: str, agent: str, size: int, total: int, vec) -> list[str]
     db = await Database.open(url, max_size=1)
     try:
         async with db.pool.acquire() as conn:
-            args = (*filters, LIMIT, vec, plan == "exact")
+            args = (*filters, limit, vec, plan == "exact")
             await conn.fetch(statement(), *args)
             rows = await conn.fetch("EXPLAIN (ANALYZE, BUFFERS) " + statement(), *args)
         return [f"the vector channel ({plan}) for {agent}, {size} memories of {total}:"] + [r[0] for r in rows]
@@ -268,11 +271,10 @@ async def explain(url: str, agent: str, size: int, total: int, vec) -> list[str]
         await db.close()
 
 
-def report(title: str, table: dict) -> None:
+def report(title: str, table: dict, limit: int) -> None:
     print(f"\n{title}")
-    print(
-        f"{'variant':>9} | {'agent size':>10} | {'overlap@10':>10} | {'rows of 50':>10} | {'p50 ms':>7} | {'p95 ms':>7}"
-    )
+    rows_of = f"rows of {limit}"
+    print(f"{'variant':>9} | {'agent size':>10} | {'overlap@10':>10} | {rows_of:>10} | {'p50 ms':>7} | {'p95 ms':>7}")
     for (name, size), runs in table.items():
         overlap = statistics.mean(r[0] for r in runs)
         rows = statistics.mean(r[1] for r in runs)
@@ -300,14 +302,15 @@ async def run(args, url: str, alone_url: str) -> None:
     samples = [(a, n) for a, n, _ in plan if a.startswith("small-")][: args.sample]
     samples += [(a, n) for a, n, _ in plan if a.startswith("medium-")][: max(args.sample // 2, 1)]
     samples += [("large", args.large)]
-    variants = ("before", "settings", "product", *(f"ef={n}" for n in args.efs))
-    table = await measure(url, samples, total, vecs, variants)
-    by_alone = await measure(alone_url, [("large", args.large)], args.large, vecs, variants)
+    variants = (*args.variants, *(f"ef={n}" for n in args.efs))
+    table = await measure(url, samples, total, vecs, variants, args.candidates)
+    by_alone = await measure(alone_url, [("large", args.large)], args.large, vecs, variants, args.candidates)
     report(
         f"{total:,} memories ({args.rows} rows) across {len(plan):,} agents, {args.queries} queries per sample agent",
         table,
+        args.candidates,
     )
-    report(f"the large agent alone in its database ({args.large:,} memories)", by_alone)
+    report(f"the large agent alone in its database ({args.large:,} memories)", by_alone, args.candidates)
     for name in variants:
         shared_p95 = pct([r[2] for r in table[(name, args.large)]], 95)
         alone_p95 = pct([r[2] for r in by_alone[(name, args.large)]], 95)
@@ -318,7 +321,7 @@ async def run(args, url: str, alone_url: str) -> None:
     if args.plans:
         small = samples[0]
         for agent, size in (small, ("large", args.large)):
-            print("\n" + "\n".join(await explain(url, agent, size, total, vecs[0])))
+            print("\n" + "\n".join(await explain(url, agent, size, total, vecs[0], args.candidates)))
 
 
 def main() -> None:
@@ -348,7 +351,27 @@ def main() -> None:
         default=[],
         help="also the product's plan at these hnsw.ef_search values, e.g. 100,200",
     )
+    ap.add_argument(
+        "--variants",
+        type=lambda t: [x for x in t.split(",") if x],
+        default=["before", "settings", "product"],
+        help="which of before, settings, product to run, in this order (default: all three). The first two "
+        "walk the shared index for the large agent and push its own index out of the cache: product alone "
+        "measures it as a server that serves only the product's statement has it",
+    )
+    ap.add_argument(
+        "--candidates",
+        type=int,
+        default=None,
+        help="rows the vector statement brings (default: the product's, recall.statement.VECTOR_CANDIDATES)",
+    )
     args = ap.parse_args()
+    if not set(args.variants) <= {"before", "settings", "product"}:
+        ap.error(f"--variants: one or more of before, settings, product, not {','.join(args.variants)}")
+    if args.candidates is None:
+        from hindsight.recall.statement import VECTOR_CANDIDATES
+
+        args.candidates = VECTOR_CANDIDATES
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
     from hindsight.config import Settings
