@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..rules import bilingual, relevance
+from ..rules import bilingual, deixis, relevance
 from ..rules.changes import subject_words
 from ..rules.text import CJK, cjk_share
 
@@ -58,13 +58,16 @@ def judge(
     and text of a memory the hit replaced and ranks by (rules.scoring.near): the hit is as
     relevant as that one would be, if more than on its own evidence."""
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
-    question = subject_words(query, translate)
+    pointed_at = deixis.open_project(query, open_projects)  # "this repo": the open project is a word it asks about
+    asked, pointer = deixis.without_pointer(query) if pointed_at else (query, "")
+    question = subject_words(asked, translate)
     query_cjk = cjk_share(query) >= CJK_TEXT
-    unknown = [w for w in words.unknown if not _says_time(w, time_words)]
+    unknown = [w for w in words.unknown if not _said_in(w, time_words) and not _said_in(w, pointer)]
     named = relevance.names_unknown(query, unknown)
 
     def weighed(hit: dict[str, Any], rank: int, similarity: float, text: str) -> tuple[float, relevance.Evidence]:
-        covered, missing = relevance.coverage(question, text, translate, words.rarity)
+        pointed = None if pointed_at is None else hit.get("project") == pointed_at
+        covered, missing = relevance.coverage(question, text, translate, words.rarity, pointed)
         evidence = relevance.Evidence(
             similarity=similarity,
             lead=relevance.lead(similarity, cosines),
@@ -99,14 +102,14 @@ def judge(
     return Verdict(relevance.question_probability(relevance.question_vector(judged)), named)
 
 
-def _says_time(word: str, time_words: str) -> bool:
-    """Whether a question word is one of the words that named its time ("Thursday" in "last
-    Thursday", 上周 in 上上周)."""
-    if not time_words:
+def _said_in(word: str, words: str) -> bool:
+    """Whether a question word is one of `words`: those that named its time ("Thursday" in
+    "last Thursday", 上周 in 上上周), or that point at the open project ("repo" in "this repo")."""
+    if not words:
         return False
     if CJK.search(word):
-        return word in time_words
-    return word.lower() in time_words.lower().split()
+        return word in words
+    return word.lower() in words.lower().split()
 
 
 def _project(project: str | None, open_projects: Sequence[str]) -> int:

@@ -7,7 +7,9 @@ word's first English glosses ("超时" → timeout, …), and for an English wor
 words glossed by exactly that word ("database" → 数据库). The words come from CC-CEDICT
 (hindsight/data/lexicon.py reads it); this module turns its lines into the two maps and
 a query into its translated words. They count at a weight below the query's own words
-(recall/search.py), and a word no memory holds costs nothing.
+(recall/search.py), and a word no memory holds costs nothing. Whether a memory holds a
+question's word at all is asked with its whole translations only (`exact_glosses`): "会议室"
+is glossed "meeting room", and a memory that says "meeting" does not hold it.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ MAX_ZH_CHARS = 6  # longer entries are set phrases and names, not query words
 class Lexicon:
     zh_en: dict[str, tuple[str, ...]]  # simplified Chinese word -> English words
     en_zh: dict[str, tuple[str, ...]]  # English word (lower case) -> Chinese words
+    zh_one: dict[str, tuple[str, ...]]  # simplified Chinese word -> its glosses of one content word each
 
     def __len__(self) -> int:
         return len(self.zh_en)
@@ -55,6 +58,11 @@ class Lexicon:
         """glosses(self), made once: the texts' words kept by it (changes.subject_words) are
         found again by the next call that passes it."""
         return lambda words: translate(words, self).split()
+
+    @cached_property
+    def exact(self) -> Callable[[list[str]], list[str]]:
+        """exact_glosses(self), made once (as `glosses`)."""
+        return lambda words: exact_glosses(words, self)
 
 
 def gloss_words(gloss: str) -> list[str]:
@@ -86,6 +94,7 @@ def single_word(gloss: str) -> str | None:
 def build(lines: Iterable[str]) -> Lexicon:
     """The two maps from CC-CEDICT lines (traditional simplified [pinyin] /gloss/…/)."""
     zh_en: dict[str, list[str]] = {}
+    zh_one: dict[str, list[str]] = {}
     exact: dict[str, list[tuple[int, int, str]]] = {}  # English word -> (gloss position, glosses, Chinese)
     for line in lines:
         if line.startswith("#"):
@@ -98,6 +107,7 @@ def build(lines: Iterable[str]) -> Lexicon:
             continue
         glosses = m.group(3).split("/")
         words = zh_en.setdefault(simplified, [])
+        ones = zh_one.setdefault(simplified, [])
         usable = 0
         for position, gloss in enumerate(glosses):
             if usable < GLOSSES_PER_WORD:
@@ -105,6 +115,8 @@ def build(lines: Iterable[str]) -> Lexicon:
                 if found:
                     usable += 1
                     words.extend(w for w in found if w not in words)
+                    if len(found) == 1 and found[0] not in ones:
+                        ones.append(found[0])
             if len(simplified) >= 2:
                 one = single_word(gloss)
                 if one is not None:
@@ -116,7 +128,11 @@ def build(lines: Iterable[str]) -> Lexicon:
             if zh not in chosen:
                 chosen.append(zh)
         en_zh[word] = tuple(chosen[:ZH_PER_WORD])
-    return Lexicon({k: tuple(v[:EN_PER_WORD]) for k, v in zh_en.items() if v}, en_zh)
+    return Lexicon(
+        {k: tuple(v[:EN_PER_WORD]) for k, v in zh_en.items() if v},
+        en_zh,
+        {k: tuple(v[:EN_PER_WORD]) for k, v in zh_one.items() if v},
+    )
 
 
 _LATIN = re.compile(r"[A-Za-z]+")
@@ -185,7 +201,24 @@ def word_forms(words: list[str], glossed: Callable[[list[str]], Iterable[str]] |
 
 
 def term_groups(words: list[str], lexicon: Lexicon) -> list[str]:
-    """A question's content words, each with its inflections and its glosses in the other
-    language, as one text per word (for the keyword index's parser): whether any memory
-    holds one of them says whether the question names something ever stored."""
-    return [" ".join(forms) for forms in word_forms(words, glosses(lexicon))]
+    """A question's content words, each with its inflections and its whole translations in the
+    other language (`exact_glosses`), as one text per word (for the keyword index's parser):
+    whether any memory holds one of them says whether the question names something ever stored."""
+    return [" ".join(forms) for forms in word_forms(words, lexicon.exact)]
+
+
+def exact_glosses(words: list[str], lexicon: Lexicon) -> list[str]:
+    """The other language's words that translate `words` whole: for a Chinese word, its glosses
+    of one content word ("显示器" → monitor, "申请" → "to apply for sth": apply), never one word
+    of a phrase that glosses it ("会议室" → meeting room: neither "meeting" nor "room" alone says
+    that a memory holds it); for an English word, its Chinese words (as `translate`)."""
+    out: list[str] = []
+    for word in words:
+        if CJK.search(word):
+            found = list(lexicon.zh_one.get(word, ())) if len(word) > 1 else []
+        elif _LATIN.fullmatch(word):
+            found = list(_english(word.lower(), lexicon))
+        else:
+            found = []
+        out.extend(w for w in found if w not in out)
+    return out

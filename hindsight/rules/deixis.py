@@ -27,6 +27,13 @@ def points_at_project(query: str) -> bool:
     return bool(_EN.search(query) or _ZH.search(query))
 
 
+def without_pointer(query: str) -> tuple[str, str]:
+    """(the question with the words that point at the project left out, those words): "Which
+    package manager does this repo use?" asks about the project, not about a repo."""
+    said = [m.group() for pattern in (_EN, _ZH) for m in pattern.finditer(query)]
+    return _ZH.sub(" ", _EN.sub(" ", query)), " ".join(said)
+
+
 def open_project(query: str, open_projects: Sequence[str]) -> str | None:
     """The one open project a pointing question is about (None: no single project open, the
     question names it already, or does not point)."""

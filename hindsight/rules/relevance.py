@@ -10,11 +10,15 @@ relevant from not. What does, together (`Evidence`):
                 every memory at about the same distance
     coverage    the share of the question's words (their inflections and, across languages,
                 their glosses) the memory holds, each weighed by its rarity among the agent's
-                memories (a word every memory holds counts for little)
+                memories (a word every memory holds counts for little); for a question that
+                points at the open project ("this repo", 这里), the pointer is not a word of it
+                and the project is: the project's memories hold it
     missing     how rare, among the agent's memories, the rarest question word the memory
                 lacks is (1: in no memory, 0: in every one): a memory about the right service
                 that lacks the one specific word asked about ("Kotlin", "compensation")
-    unknown     the share of the question's words no memory of the agent holds at all
+    unknown     the share of the question's words no memory of the agent holds at all (a
+                Chinese word is held as written or as a whole translation: "会议室" is not held
+                by memories that say "meeting" and "room"; bilingual.exact_glosses)
     keyword     whether the keyword channel (BM25) found it
     cross       whether the question and the memory are written in different scripts (e5
                 rates translations lower than paraphrases)
@@ -171,18 +175,27 @@ def _logistic(z: float) -> float:
 
 
 def coverage(
-    question: Sequence[frozenset[str]], text: str, translate: Translate | None, rarity: dict[str, float]
+    question: Sequence[frozenset[str]],
+    text: str,
+    translate: Translate | None,
+    rarity: dict[str, float],
+    pointed: bool | None = None,
 ) -> tuple[float, float]:
     """(the share of the question's words, each a set of forms, found among the text's forms,
     each word weighed by how rare it is among the agent's memories; how rare the rarest word it
     lacks is). `rarity`: word -> 0 (in every memory) .. 1 (in none), 0.5 for one not rated.
     Weighed, a word most memories hold counts for little: a gloss of a common word ("测试" →
-    test) does not make a note that only says "test" cover the question."""
-    if not question:
+    test) does not make a note that only says "test" cover the question. `pointed`: whether
+    the memory is the open project's, for a question that points at it ("this repo", 这里;
+    rules.deixis) — that is one of its words, held by the project's memories, unrated (None:
+    the question points at no project)."""
+    if not question and pointed is None:
         return 0.0, 0.0
     forms = set().union(*subject_words(text, translate)) if text else set()
     rare = [max((rarity[f] for f in word if f in rarity), default=0.5) for word in question]
     held = [bool(word & forms) for word in question]
+    if pointed is not None:
+        rare, held = [*rare, 0.5], [*held, pointed]
     missing = max((r for r, h in zip(rare, held) if not h), default=0.0)
     weight = [COMMON + r for r in rare]
     return sum(w for w, h in zip(weight, held) if h) / sum(weight), missing

@@ -83,10 +83,10 @@ LIMIT $11;
 
 -- name: query_terms_known
 -- Not the channels' parameters: for each of a question's words ($2: the word with its
--- inflections and glosses, as one text), whether a memory of agent $1 holds any of them, and
--- in how many memories its most common form is (with the agent's memory count): a question
--- that names things never stored, or a memory that lacks its rarest words, is one recall may
--- call not relevant (hindsight/rules/relevance.py).
+-- inflections and whole translations, as one text: bilingual.term_groups), whether a memory
+-- of agent $1 holds any of them, and in how many memories its most common form is (with the
+-- agent's memory count): a question that names things never stored, or a memory that lacks
+-- its rarest words, is one recall may call not relevant (hindsight/rules/relevance.py).
 SELECT g.n, coalesce(bool_or(s.df > 0), false) AS known, coalesce(max(s.df), 0) AS df,
        (SELECT n_docs FROM agent_stats WHERE agent_id = $1) AS docs
 FROM unnest($2::text[]) WITH ORDINALITY AS g(forms, n)

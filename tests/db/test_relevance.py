@@ -66,3 +66,27 @@ async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_it
     assert "nothing_relevant" not in zh and store["new"] in zh["ids"], zh
     unstored = await recall.retrieve("a", "What is our SOC 2 audit date this year?", as_of=NOW, format="prompt")
     assert unstored["time_window"] is not None and unstored["nothing_relevant"] and unstored["ids"] == [], unstored
+
+
+async def test_a_word_a_memory_holds_only_as_part_of_a_phrase_is_one_never_stored(memories, recall):
+    for text in ("Weekly meeting notes live in Confluence.", "深圳办公室的备用充电器放在 room 3。"):
+        await memories.store("a", text, memory_type="semantic", created_at=NOW - timedelta(days=5))
+    # 会议室 is glossed "meeting room": a memory with "meeting" and another with "room" do not hold it
+    listed = await recall.retrieve("a", "深圳的会议室在哪里？", as_of=NOW)
+    assert listed["memories"] and all(m["evidence"]["named"] == 1.0 for m in listed["memories"]), listed
+    # 显示器 is "monitor" exactly: a memory that says monitor holds it, so the question names nothing unstored
+    await memories.store("a", "To apply for a second monitor, ask IT; they ship in two days.", created_at=NOW)
+    monitor = await recall.retrieve("a", "怎么申请新的显示器？", as_of=NOW)
+    assert "monitor" in monitor["memories"][0]["content"], monitor
+    assert monitor["memories"][0]["evidence"]["named"] == 0.0, monitor["memories"][0]["evidence"]
+
+
+async def test_a_question_that_points_at_the_project_is_about_the_projects_memories(memories, recall):
+    for project, text in (("basket", "Dependencies: yarn 4 with a committed lockfile; add one with yarn add."),
+                          ("courier", "Dependencies: Go modules; add one with go get and commit go.sum.")):  # fmt: skip
+        await memories.store("a", text, project=project, created_at=NOW - timedelta(days=3))
+    question = "Which package manager does this repo use, and how do I add a dependency?"
+    found = await recall.retrieve("a", question, as_of=NOW, open_projects=("basket",))
+    assert "nothing_relevant" not in found, found
+    coverage = {m["project"]: m["evidence"]["coverage"] for m in found["memories"]}
+    assert coverage["basket"] > coverage["courier"], coverage  # "this repo" is basket: its memory holds it

@@ -70,6 +70,20 @@ def test_query_words_are_the_keyword_texts_chinese_and_latin_words():
     assert bilingual.query_words(keyword_text("测试服务器 on prod-01")) == ["测试", "服务器", "on", "prod", "prod"]
 
 
+def test_a_word_is_known_through_its_exact_translations_not_a_word_of_a_phrase():
+    found = lex()  # 超时: "to exceed the time limit" is a phrase; "overtime", "timeout" translate it
+    assert bilingual.translate(["超时"], found).split() == ["exceed", "time", "limit", "overtime", "timeout"]
+    assert bilingual.exact_glosses(["超时"], found) == ["overtime", "timeout"]
+    assert bilingual.term_groups(["超时", "orders"], found) == ["超时 overtime timeout", "orders order 订单"]
+
+
+def test_the_shipped_lexicon_knows_a_meeting_room_only_as_itself():
+    found = lexicon.load()  # 会议室: "meeting room", "conference room"; no memory holding "room" holds it
+    assert {"meeting", "room"} <= set(bilingual.translate(["会议室"], found).split())
+    assert bilingual.exact_glosses(["会议室"], found) == []
+    assert "monitor" in bilingual.exact_glosses(["显示器"], found)
+
+
 def test_the_shipped_lexicon_translates_both_ways():
     found = lexicon.load()
     assert len(found) > 50_000

@@ -115,3 +115,16 @@ def test_a_project_name_of_one_letter_or_a_common_word_is_not_looked_for():
 def test_a_question_that_names_the_open_project_does_not_point_at_it_too():
     assert deixis.open_project("How are baskets packed in this repo?", ("basket",)) == "basket"
     assert deixis.open_project("How are basket's tests run in this repo?", ("basket",)) is None
+
+
+@pytest.mark.parametrize(
+    "question, asked, pointer",
+    [
+        ("Which package manager does this repo use?", "Which package manager does   use?", "this repo"),
+        ("这个仓库的测试怎么跑？", " 的测试怎么跑？", "这个仓库"),
+        ("How do I log in to Vault from here?", "How do I log in to Vault  ?", "from here"),
+        ("How do I run the tests?", "How do I run the tests?", ""),
+    ],
+)
+def test_the_words_that_point_are_not_what_the_question_asks_about(question, asked, pointer):
+    assert deixis.without_pointer(question) == (asked, pointer)

@@ -31,6 +31,16 @@ def test_coverage_says_how_rare_the_rarest_missing_word_is():
     assert none_missing == 0.0
 
 
+def test_a_question_that_points_at_the_project_is_covered_by_the_projects_memories():
+    question = _question("package manager")  # "Which package manager does this repo use?", the pointer left out
+    rarity = {"package": 0.7, "manager": 0.7}
+    ours, _ = relevance.coverage(question, "use pnpm as the package manager", None, rarity, pointed=True)
+    theirs, _ = relevance.coverage(question, "use pnpm as the package manager", None, rarity, pointed=False)
+    assert theirs < ours == 1.0
+    alone, _ = relevance.coverage((), "notes of the project", None, {}, pointed=True)
+    assert alone == 1.0  # "What's the staging URL for this?" may have no other word
+
+
 def _evidence(**changes) -> relevance.Evidence:
     base = dict(
         similarity=0.84, lead=0.02, coverage=0.3, missing=0.7, unknown=0.0, keyword=True, cross=False,
