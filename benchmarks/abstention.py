@@ -4,8 +4,9 @@
 
 Loads the IDE benchmark's memories (as its runner does: live-like lines through
 `hindsight import`) into a fresh embedded database, then asks, in process:
-- the questions of benchmarks/data/no_answer_questions.jsonl (EN + ZH; nothing in the
-  memories answers them): the share whose `format: "prompt"` block holds no memory;
+- the questions of benchmarks/data/no_answer_questions.jsonl and no_answer_questions_2.jsonl
+  (EN + ZH; nothing in the memories answers them; `--no-answer FILE` for others): the share
+  whose `format: "prompt"` block holds no memory, for each file and for all;
 - the benchmark's own questions (as_of, tools, task type, session; the project as the open
   one, as roots would declare it): Hit@5 of the JSON answer, and of the prompt block (a gold
   memory among the memories it shows).
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Iterator
 
 HERE = Path(__file__).parent
+NO_ANSWER = ("no_answer_questions.jsonl", "no_answer_questions_2.jsonl")  # in benchmarks/data
 
 
 def load_bench(folder: Path):
@@ -64,7 +66,11 @@ async def ask(url, settings, agent, questions, now, sweep):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bench", default=str(HERE.parent.parent / "shared" / "bench" / "idebench_dev"))
-    ap.add_argument("--no-answer", default=str(HERE / "data" / "no_answer_questions.jsonl"))
+    ap.add_argument(
+        "--no-answer",
+        action="append",
+        help="a file of questions nothing answers (again for more; default: both of benchmarks/data)",
+    )
     ap.add_argument("--limit", type=int, help="ask only the first N questions of each set (a smoke run)")
     ap.add_argument("--dump", help="write every question's hits (similarity, confidence, shown or not) here")
     ap.add_argument(
@@ -76,7 +82,13 @@ def main() -> None:
     )
     args = ap.parse_args()
     ide, memories, queries = load_bench(Path(args.bench))
-    unanswerable = [json.loads(line) for line in open(args.no_answer, encoding="utf-8") if line.strip()]
+    files = args.no_answer or [str(HERE / "data" / name) for name in NO_ANSWER]
+    unanswerable = [
+        dict(json.loads(line), file=Path(name).name)
+        for name in files
+        for line in open(name, encoding="utf-8")
+        if line.strip()
+    ]
     if args.limit:
         queries, unanswerable = queries[: args.limit], unanswerable[: args.limit]
 
@@ -131,6 +143,18 @@ def report(none, some, dump, to_id) -> None:
             f"{lang:>6} | {sum(empty) / max(1, len(empty)):>23.2f} | "
             f"{sum(hit_json) / max(1, len(hit_json)):>10.2f} {sum(hit_prompt) / max(1, len(hit_prompt)):>12.2f}"
         )
+    files = sorted({r[0]["file"] for r in none})
+    if len(files) > 1:
+        for name in files:
+            rows = [r for r in none if r[0]["file"] == name]
+            shares = [
+                sum(not r[1]["ids"] for r in by_lang(rows, lang)) / max(1, len(by_lang(rows, lang)))
+                for lang in ("en", "zh", "all")
+            ]
+            print(
+                f"no answer, {name}: empty {shares[2]:.2f} "
+                f"(en {shares[0]:.2f}, zh {shares[1]:.2f}; {len(rows)} questions)"
+            )
     if dump:
         with open(dump, "w", encoding="utf-8") as fh:
             for kind, rows in (("none", none), ("some", some)):

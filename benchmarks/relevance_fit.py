@@ -8,7 +8,9 @@ The pairs: every hit of recall's top 10 (its evidence, recall/judge.py) for
   not (../shared/bench/idebench_dev);
 - the same 160 questions with what answers them hidden (their gold memories, the older
   versions they name, and those memories' kin: replaced, replacing, same slot), measured only;
-- 44 questions nothing there answers (benchmarks/data/no_answer_questions.jsonl): none is;
+- questions nothing there answers (benchmarks/data/no_answer_questions.jsonl, 44, and
+  no_answer_questions_2.jsonl, 48 written later about the same team's things that were never
+  stored: a Postgres version, a desk phone, a budget): none is;
 - the hooks' 112 prompts (benchmarks/data/hook_prompts.jsonl), as a hook asks them;
 - the LoCoMo development set's questions (categories 1-4) over their own conversation (an
   evidence turn is relevant) and over another conversation, which cannot answer them
@@ -52,6 +54,7 @@ CHECK_CONVS = ("conv-41", "conv-50")
 # lowered RELEVANT_AT to 0.08 and the no-answer questions' empty share from 0.60 to 0.45.
 MEASURED_ONLY = ("ide-hidden",)
 PAIRS = Path(tempfile.gettempdir()) / "hindsight-relevance-pairs.jsonl"
+NO_ANSWER = ("no_answer_questions.jsonl", "no_answer_questions_2.jsonl")  # in benchmarks/data
 
 
 def _import(home: str, lines: list[str], agent: str) -> None:
@@ -114,7 +117,7 @@ async def gather(settings, url, ide, queries, convs, limit: int | None = None) -
     if limit:
         queries, convs = queries[:limit], [dict(c, qa=c["qa"][:limit]) for c in convs]
     now = datetime.fromisoformat(ide.DEFAULT_NOW)
-    unanswerable = [json.loads(x) for x in open(HERE / "data" / "no_answer_questions.jsonl", encoding="utf-8")]
+    unanswerable = [q for name in NO_ANSWER for q in _jsonl(HERE / "data" / name)]
     prompts = [json.loads(x) for x in open(HERE / "data" / "hook_prompts.jsonl", encoding="utf-8")]
     if limit:
         unanswerable, prompts = unanswerable[:limit], prompts[:limit] + prompts[-limit:]
@@ -143,9 +146,9 @@ async def gather(settings, url, ide, queries, convs, limit: int | None = None) -
                 add("ide-hidden", q["qid"], "fit" if n % 2 == 0 else "check", hits, False, q["query"])
         finally:
             await conn.close()
-        for n, q in enumerate(unanswerable):
+        for q in unanswerable:
             hits = await _ask(s, ide.AGENT, q["query"], set(), as_of=now)
-            add("no-answer", q["query"], "fit" if n % 2 == 0 else "check", hits, False)
+            add("no-answer", q["query"], "fit" if q["n"] % 2 == 0 else "check", hits, False)
         for p in prompts:
             hits = await _ask(s, ide.AGENT, p["prompt"], set(p["gold"]), as_of=now, open_projects=(p["project"],))
             add(f"hook-{p['kind']}", p["prompt"], p["set"], hits, p["kind"] == "relevant")
@@ -164,6 +167,12 @@ async def gather(settings, url, ide, queries, convs, limit: int | None = None) -
                 )
                 add("locomo-cross", q["qid"], part, cross, False)
     return rows
+
+
+def _jsonl(path: Path) -> list[dict]:
+    """A file's questions, each with its number in the file (even: fitted, odd: kept aside)."""
+    lines = [x for x in open(path, encoding="utf-8") if x.strip()]
+    return [dict(json.loads(x), n=n) for n, x in enumerate(lines)]
 
 
 def _options(q: dict) -> dict:
