@@ -5,7 +5,7 @@ multilingual embedder scores such pairs lower than same-language ones. The keywo
 therefore also carries the other language's words for the question's words: a Chinese
 word's first English glosses ("超时" → timeout, …), and for an English word the Chinese
 words glossed by exactly that word ("database" → 数据库). The words come from CC-CEDICT
-(hindsight/data/lexicon.py reads it); this module turns its lines into the two maps and
+(hindsight/data/lexicon.py reads it); this module turns its lines into its maps and
 a query into its translated words. They count at a weight below the query's own words
 (recall/search.py), and a word no memory holds costs nothing. Whether a memory holds a
 question's word at all is asked with its whole translations only (`exact_glosses`): "会议室"
@@ -92,7 +92,7 @@ def single_word(gloss: str) -> str | None:
 
 
 def build(lines: Iterable[str]) -> Lexicon:
-    """The two maps from CC-CEDICT lines (traditional simplified [pinyin] /gloss/…/)."""
+    """The three maps from CC-CEDICT lines (traditional simplified [pinyin] /gloss/…/)."""
     zh_en: dict[str, list[str]] = {}
     zh_one: dict[str, list[str]] = {}
     exact: dict[str, list[tuple[int, int, str]]] = {}  # English word -> (gloss position, glosses, Chinese)

@@ -62,6 +62,7 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "query_words": bilingual.query_words,
     "lexical_key": dedup.lexical_key,
     "points_at_project": deixis.points_at_project,
+    "without_pointer": deixis.without_pointer,
     "names_project": lambda s: deixis.names_project(s, "basket"),
     "said_by_named": lambda s: speakers.said_by_named(s, {"speaker": "Caroline Reyes"}),
     "asks_what_happened": lambda s: recap.asks_what_happened(s, "last week"),
