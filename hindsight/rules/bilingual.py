@@ -26,15 +26,19 @@ _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]")
 _WORD = re.compile(r"[a-z][a-z'-]*[a-z]|[a-z]")
 _SKIP_GLOSS = ("cl:", "surname ", "variant of", "old variant", "see ", "abbr. ", "used in ", "erhua ", "japanese ")
 
-# English words that carry no meaning of their own in a gloss or a question.
+# English words that carry no meaning of their own in a gloss or a question: ours, and every
+# stop word of PostgreSQL's `english` dictionary, which the keyword index drops ("against",
+# "after", "now"): a word no memory can be found holding is not a word the question asks about.
 STOP_EN = frozenset(
     """a an the to of in on at by for with from into onto out up down off over under as and or
 not no nor but if then so than that this these those it its be is are was were been being am
-do does did done have has had having can could may might must shall should will would one ones
-someone something somebody sb sth etc e.g. i.e. oneself oneself's
-what which who whom whose when where why how all any some each every other such very too also
-just only more most less least much many few own same about again further once here there
-i me my we us our you your he him his she her they them their""".split()
+do does did done doing have has had having can could may might must shall should will would one
+ones someone something somebody sb sth etc e.g. i.e. oneself oneself's
+what which who whom whose when where why how all any some each every other both such very too
+also just only more most less least much many few own same about again further once here there
+now after before until while during because between through against above below don s t
+i me my we us our ours you your yours he him his she her hers they them their theirs
+myself yourself yourselves himself herself itself ourselves themselves""".split()
 )
 
 GLOSSES_PER_WORD = 3  # a Chinese word's first this many usable glosses

@@ -91,3 +91,17 @@ def test_the_shipped_lexicon_translates_both_ways():
     assert {"test", "server", "address"} <= set(zh)
     en = bilingual.translate(bilingual.query_words(keyword_text("Where is the metadata database?")), found).split()
     assert {"元数据", "数据库"} <= set(en)
+
+
+def test_every_word_the_keyword_index_drops_is_a_stop_word():
+    """A word PostgreSQL's `english` dictionary drops is never in the index, so no memory can
+    be found holding it: it must not count as a question word that no memory holds."""
+    from pathlib import Path
+
+    import pgserver
+
+    stop_file = Path(pgserver.__file__).parent / "pginstall/share/postgresql/tsearch_data/english.stop"
+    dropped = set(stop_file.read_text(encoding="utf-8").split())
+    assert {"against", "after", "now", "through"} <= dropped
+    assert dropped <= bilingual.STOP_EN
+    assert [w for forms in bilingual.word_forms(["against", "production", "now"]) for w in forms] == ["production"]
