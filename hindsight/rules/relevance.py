@@ -202,13 +202,20 @@ def coverage(
     return sum(w for w, h in zip(weight, held) if h) / sum(weight), missing
 
 
+# Written in capitals, yet a common word, not a name: "Is it OK to run ...?"
+NOT_NAMES = frozenset({"ok", "okay"})
+
+
 def names_unknown(question: str, unknown: Sequence[str]) -> bool:
     """Whether a word of the question that no memory holds is a name: written with a capital
-    or a digit where it stands in the question (not the first word), or Chinese."""
+    or a digit where it stands in the question (not the first word, nor one of NOT_NAMES),
+    or Chinese."""
     for word in unknown:
         if CJK.search(word):
             if len(word) >= 2:
                 return True
+            continue
+        if word.lower() in NOT_NAMES:
             continue
         for m in re.finditer(rf"(?i)(?<![\w-]){re.escape(word)}\w*", question):
             said = m.group()

@@ -79,3 +79,14 @@ def test_a_question_that_names_a_time_is_answered_unless_it_names_something_neve
     # "What is our SOC 2 audit date this year?": nothing written then, or ever, answers it
     assert relevance.says_nothing(low, named=True, names_a_time=True)
     assert not relevance.says_nothing(high, named=True, names_a_time=True)
+
+
+def test_a_name_is_a_word_no_memory_holds_written_as_a_name():
+    assert relevance.names_unknown("Which Kotlin version does dispatch use?", ["kotlin"])
+    assert relevance.names_unknown("What is our SOC 2 audit date?", ["soc"])
+    assert relevance.names_unknown("陈昊的产假有多久？", ["产假"])
+    assert not relevance.names_unknown("How much disk does each client have?", ["disk"])
+    assert not relevance.names_unknown("Kotlin or Java?", ["kotlin"])  # the first word: a capital says nothing
+    # "OK" is written in capitals, and names nothing
+    assert not relevance.names_unknown("Is it OK to run a big aggregation against prod?", ["ok", "aggregation"])
+    assert not relevance.names_unknown("Is that okay with Ines?", ["okay"])
