@@ -103,6 +103,13 @@ def keyword_text(text: str) -> str:
     return f"{spaced} {' '.join(extra)}" if extra else spaced
 
 
+def words_text(text: str) -> str:
+    """`text` with its CJK runs cut into words, as `keyword_text` reads its words, without
+    the extra forms it adds for identifiers: the words a question says (gl-runner-04 says
+    "gl" and "runner"; the index's "glrunner04" is not a word of it)."""
+    return _segmented(text)
+
+
 @lru_cache(maxsize=4096)  # a text repeats its identifiers
 def _identifier_forms(found: str) -> tuple[str, ...]:
     """An identifier's compact token, and for a host or path its words too (the parser keeps

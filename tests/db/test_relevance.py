@@ -90,3 +90,14 @@ async def test_a_question_that_points_at_the_project_is_about_the_projects_memor
     assert "nothing_relevant" not in found, found
     coverage = {m["project"]: m["evidence"]["coverage"] for m in found["memories"]}
     assert coverage["basket"] > coverage["courier"], coverage  # "this repo" is basket: its memory holds it
+
+
+async def test_an_identifier_the_question_names_is_held_by_the_memories_that_name_it(memories, recall):
+    """The keyword index also keeps "gl-runner-04" as one token ("glrunner04"); that form is
+    not a word of the question: the question's words are "gl" and "runner", which memories hold."""
+    for text in ("gl-runner-04 jobs failed with no space left on device; pruned the docker cache.",
+                 "The Android build on gl-runner-04 ran out of Java heap."):  # fmt: skip
+        await memories.store("a", text, memory_type="episodic", created_at=NOW - timedelta(days=4))
+    found = await recall.retrieve("a", "Why did builds on gl-runner-04 fail?", as_of=NOW)
+    assert "nothing_relevant" not in found, found
+    assert found["memories"][0]["evidence"]["unknown"] == 0.0, found["memories"][0]["evidence"]
