@@ -23,7 +23,7 @@ from ..rules.text import cjk_share, keyword_text, words_text
 from . import statement
 from .answer import answer
 from .candidates import candidate, link_neighbours
-from .judge import Words, judge, nothing_relevant
+from .judge import JUDGED, Words, judge, nothing_relevant
 from .request import Filters, Request, check
 from .result import MEMORY_FIELDS, RecallResult
 
@@ -96,7 +96,7 @@ class Recall:
         finally:
             self._running -= 1
         ranked_at = time.perf_counter()
-        keep = req.top_k * (RERANK_DEPTH if self.reranker is not None else 1)
+        keep = max(req.top_k * (RERANK_DEPTH if self.reranker is not None else 1), JUDGED)
         ranked = self._rank(req, rows, found, window, use_decay)
         hits = ranked[:keep]
         _TIMINGS.get().update(
@@ -106,10 +106,10 @@ class Recall:
         )
         if self.reranker is not None:
             hits = await self.reranker.rerank(req.query, hits)
-        hits = hits[: req.top_k]
+        hits = hits[: max(req.top_k, JUDGED)]  # the verdict reads the first JUDGED, whatever top_k asks
         cosines, said = [c for c, _ in found.cosines.values()], window.matched if window else ""
         verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects, said, ranked.lent())
-        abstain = nothing_relevant(verdict, names_a_time=window is not None)
+        abstain, hits = nothing_relevant(verdict, names_a_time=window is not None), hits[: req.top_k]
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(
                 req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id], datetime.now(timezone.utc)

@@ -101,3 +101,13 @@ async def test_an_identifier_the_question_names_is_held_by_the_memories_that_nam
     found = await recall.retrieve("a", "Why did builds on gl-runner-04 fail?", as_of=NOW)
     assert "nothing_relevant" not in found, found
     assert found["memories"][0]["evidence"]["unknown"] == 0.0, found["memories"][0]["evidence"]
+
+
+async def test_whether_anything_is_relevant_does_not_change_with_top_k(recall, store):
+    """The verdict reads the first ten hits (recall.judge.JUDGED) whatever top_k asks: one
+    hit or ten, the answer says the same of the question."""
+    for question in ("What language should commit messages be in?", "Tabs or spaces?", "测试服务器地址是什么？"):
+        said = [await recall.retrieve("a", question, as_of=NOW, top_k=k) for k in (1, 3, 10)]
+        assert len({s["relevance"] for s in said}) == 1, (question, [s["relevance"] for s in said])
+        assert len({"nothing_relevant" in s for s in said}) == 1, said
+        assert [len(s["memories"]) for s in said][0] <= 1
