@@ -110,17 +110,17 @@ NAMES = (
 )
 # Fitted by benchmarks/relevance_fit.py (its table says on what, and how it does on the part kept aside);
 # the block's floor (HIT_AT, BEST_SHARE) from the fit before: the last one's would drop LoCoMo gold from blocks.
-CENTER = (0.8103, 0.01819, 0.1842, 0.8768, 0.3054, 0.7762, 0.05817, 0.055, 0.2929, 0.07667, 0.4367, 0.01293)
-WEIGHTS = (6.706, 4.468, 2.31, 0.2937, -0.1372, -0.05746, 0.2558, 0.08425, 3.417, -0.009706, -2.209, 1.78)
-BIAS = -4.497
+CENTER = (0.8103, 0.01819, 0.1889, 0.8658, 0.2938, 0.776, 0.05767, 0.05833, 0.2929, 0.0765, 0.435, 0.01284)
+WEIGHTS = (5.983, 4.985, 2.283, 0.5156, -0.5196, -0.08463, 0.2236, 0.1082, 3.455, 0.006942, -2.204, 1.795)
+BIAS = -4.528
 
 # Whether anything recalled is relevant: a second logistic model over the whole answer — its
 # best hit's probability, and the question's own evidence (QUESTION_NAMES).
 QUESTION_NAMES = ("best", "named", "unknown", "lead", "coverage", "similarity")
-QUESTION_CENTER = (0.3198, 0.4367, 0.3054, 0.04716, 0.4578, 0.8392)
-QUESTION_WEIGHTS = (6.54, -1.426, 0.1354, -2.138, 2.797, 57.37)
-QUESTION_BIAS = -0.9678
-RELEVANT_AT = 0.18  # the question's probability from which recall says something relevant is remembered
+QUESTION_CENTER = (0.3199, 0.435, 0.2938, 0.04716, 0.463, 0.8392)
+QUESTION_WEIGHTS = (6.007, -1.581, -0.2967, -4.734, 2.921, 59.16)
+QUESTION_BIAS = -1.128
+RELEVANT_AT = 0.24  # the question's probability from which recall says something relevant is remembered
 INJECT_AT = 0.58  # ... from which the IDE hooks show anything
 HIT_AT = 0.02  # a hit's probability from which it is relevant (in an answer that has any) ...
 BEST_SHARE = 0.1  # ... and at least this share of the best hit's: a block is not padded with the weak
