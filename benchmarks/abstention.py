@@ -4,9 +4,11 @@
 
 Loads the IDE benchmark's memories (as its runner does: live-like lines through
 `hindsight import`) into a fresh embedded database, then asks, in process:
-- the questions of benchmarks/data/no_answer_questions.jsonl and no_answer_questions_2.jsonl
-  (EN + ZH; nothing in the memories answers them; `--no-answer FILE` for others): the share
-  whose `format: "prompt"` block holds no memory, for each file and for all;
+- the questions of benchmarks/data/no_answer_questions.jsonl, no_answer_questions_2.jsonl and
+  no_answer_questions_3.jsonl (EN + ZH; nothing in the memories answers them; `--no-answer
+  FILE` for others): the share whose `format: "prompt"` block holds no memory, for each file
+  and for all. relevance_fit.py fits on half of the first two; the third, written after the
+  last fit, is never fitted on: how the decision does on questions it has not seen;
 - the benchmark's own questions (as_of, tools, task type, session; the project as the open
   one, as roots would declare it): Hit@5 of the JSON answer, and of the prompt block (a gold
   memory among the memories it shows).
@@ -28,7 +30,11 @@ from pathlib import Path
 from typing import Iterator
 
 HERE = Path(__file__).parent
-NO_ANSWER = ("no_answer_questions.jsonl", "no_answer_questions_2.jsonl")  # in benchmarks/data
+NO_ANSWER = (
+    "no_answer_questions.jsonl",
+    "no_answer_questions_2.jsonl",
+    "no_answer_questions_3.jsonl",
+)  # benchmarks/data
 
 
 def load_bench(folder: Path):
@@ -143,6 +149,11 @@ def report(none, some, dump, to_id) -> None:
             f"{lang:>6} | {sum(empty) / max(1, len(empty)):>23.2f} | "
             f"{sum(hit_json) / max(1, len(hit_json)):>10.2f} {sum(hit_prompt) / max(1, len(hit_prompt)):>12.2f}"
         )
+    withheld = [q["query"] for q, shown, _ in some if not shown["ids"]]
+    share = len(withheld) / max(1, len(some))
+    print(f"answerable withheld (an empty block): {len(withheld)} of {len(some)} ({share:.3f})")
+    for query in withheld:
+        print(f"  {query}")
     files = sorted({r[0]["file"] for r in none})
     if len(files) > 1:
         for name in files:
