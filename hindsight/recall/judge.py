@@ -54,8 +54,8 @@ def judge(
     lent: Mapping[tuple, tuple[float, str]] | None = None,
 ) -> Verdict:
     """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
-    verdict on them all: how likely anything among them is relevant, and whether the question
-    names something never stored. `time_words`: the words that named a time ("last Thursday",
+    verdict on the first JUDGED: how likely anything among them is relevant, and whether the
+    question names something never stored. `time_words`: the words that named a time ("last Thursday",
     前天), which name nothing stored however they are written. `lent`: by (agent, id), the cosine
     and text of a memory the hit replaced and ranks by (rules.scoring.near): the hit is as
     relevant as that one would be, if more than on its own evidence."""
