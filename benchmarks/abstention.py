@@ -4,11 +4,12 @@
 
 Loads the IDE benchmark's memories (as its runner does: live-like lines through
 `hindsight import`) into a fresh embedded database, then asks, in process:
-- the questions of benchmarks/data/no_answer_questions.jsonl, no_answer_questions_2.jsonl and
-  no_answer_questions_3.jsonl (EN + ZH; nothing in the memories answers them; `--no-answer
-  FILE` for others): the share whose `format: "prompt"` block holds no memory, for each file
-  and for all. relevance_fit.py fits on half of the first two; the third, written after the
-  last fit, is never fitted on: how the decision does on questions it has not seen;
+- the questions of benchmarks/data/no_answer_questions.jsonl, no_answer_questions_2.jsonl,
+  no_answer_questions_3.jsonl and no_answer_questions_4.jsonl (EN + ZH; nothing in the
+  memories answers them; `--no-answer FILE` for others): the share whose `format: "prompt"`
+  block holds no memory, for each file and for all. relevance_fit.py fits on half of the
+  first two; the third and fourth, each written before a change to the decision and never
+  fitted on, tell how it does on questions it has not seen;
 - the benchmark's own questions (as_of, tools, task type, session; the project as the open
   one, as roots would declare it): Hit@5 of the JSON answer, and of the prompt block (a gold
   memory among the memories it shows).
@@ -34,6 +35,7 @@ NO_ANSWER = (
     "no_answer_questions.jsonl",
     "no_answer_questions_2.jsonl",
     "no_answer_questions_3.jsonl",
+    "no_answer_questions_4.jsonl",
 )  # benchmarks/data
 
 
@@ -75,7 +77,7 @@ def main() -> None:
     ap.add_argument(
         "--no-answer",
         action="append",
-        help="a file of questions nothing answers (again for more; default: both of benchmarks/data)",
+        help="a file of questions nothing answers (again for more; default: the four of benchmarks/data)",
     )
     ap.add_argument("--limit", type=int, help="ask only the first N questions of each set (a smoke run)")
     ap.add_argument("--dump", help="write every question's hits (similarity, confidence, shown or not) here")
