@@ -279,9 +279,12 @@ class Model:
         return float(1 / (1 + np.exp(-(b + (_vector(hit) - centre) @ coef))))
 
     def question_vector(self, row: dict) -> np.ndarray:
+        from dataclasses import fields
+
         from hindsight.rules.relevance import Evidence, question_vector
 
-        judged = [(self.p(h), Evidence(*[h["evidence"][n] for n in _names()[:11]])) for h in row["hits"]]
+        kept = [f.name for f in fields(Evidence)]  # the evidence itself, not what is derived from it
+        judged = [(self.p(h), Evidence(**{n: h["evidence"][n] for n in kept})) for h in row["hits"]]
         return np.array(question_vector(judged))
 
     def anything(self, row: dict) -> float:

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..rules import bilingual, deixis, relevance
+from ..rules import asks, bilingual, deixis, relevance
 from ..rules.changes import subject_words
 from ..rules.text import CJK, cjk_share
 
@@ -63,6 +63,7 @@ def judge(
     pointed_at = deixis.open_project(query, open_projects)  # "this repo": the open project is a word it asks about
     asked, pointer = deixis.without_pointer(query) if pointed_at else (query, "")
     question = subject_words(asked, translate)
+    kind = asks.asked_kind(asked)  # a number, an amount of money, how often, a time of day, or None
     query_cjk = cjk_share(query) >= CJK_TEXT
     unknown = [w for w in words.unknown if not _said_in(w, time_words) and not _said_in(w, pointer)]
     named = relevance.names_unknown(query, unknown)
@@ -82,6 +83,7 @@ def judge(
             first=1.0 / rank,
             project=_project(hit.get("project"), open_projects),
             named=named,
+            lacks=not asks.holds(kind, text),
         )
         return relevance.probability(evidence), evidence
 

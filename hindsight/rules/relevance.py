@@ -30,20 +30,24 @@ relevant from not. What does, together (`Evidence`):
     named       whether the question names something no memory of the agent holds: a word
                 written with a capital or a digit ("Kotlin", "SOC 2"), or a Chinese word ("年假")
                 — what it asks about was never stored, however close the rest is
+    lacks       whether the question asks for a kind of value (an amount of money, a number,
+                how often, a time of day; rules.asks) the memory holds none of: the note on
+                the Redis cluster's shards does not say what the cluster costs
 
 A logistic model weighs them (`WEIGHTS`, `BIAS`): the probability that this memory is one
 the question is after. A second one weighs the whole answer (`question_vector`: its best
 hit's probability, whether the question names something never stored, the share of its words
-no memory holds, the best lead, coverage and cosine): the probability that anything recalled
-is relevant. Both are fitted by benchmarks/relevance_fit.py on labelled pairs: the IDE
-benchmark's questions and their gold memories, questions nothing answers, LoCoMo questions
-asked of their own conversation and of another one (which cannot answer them), and the
-hooks' prompts; part of each kind is kept aside and only measured. Recall says nothing
-relevant is remembered below `RELEVANT_AT` (`says_nothing`: for a question that names a time,
-only if it also names something never stored); a hit below `HIT_AT`, or below `BEST_SHARE` of
-the best hit's probability, is not relevant (the prompt block leaves it out); the IDE hooks
-show nothing below `INJECT_AT`, and then only the hits from `INJECT_HIT`. A hit's
-`confidence` is its probability, never rising down the list.
+no memory holds, the best lead, coverage and cosine, whether its most probable hit lacks the
+kind of value asked for): the probability that anything recalled is relevant. Both are
+fitted by benchmarks/relevance_fit.py on labelled pairs: the IDE benchmark's questions and
+their gold memories, questions nothing answers, LoCoMo questions asked of their own
+conversation and of another one (which cannot answer them), and the hooks' prompts; part of
+each kind is kept aside and only measured. Recall says nothing relevant is remembered below
+`RELEVANT_AT` (`says_nothing`: for a question that names a time, only if it also names
+something never stored); a hit below `HIT_AT`, or below `BEST_SHARE` of the best hit's
+probability, is not relevant (the prompt block leaves it out); the IDE hooks show nothing
+below `INJECT_AT`, and then only the hits from `INJECT_HIT`. A hit's `confidence` is its
+probability, never rising down the list.
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ class Evidence:
     first: float  # 1 / rank: what ranking made of every other signal (time, tools, session)
     project: int  # 1: the open project's, 0: global (or no project open), -1: another project's
     named: bool  # the question names something no memory holds (a name, a version, a Chinese term)
+    lacks: bool  # the question asks for a kind of value the memory holds none of (rules.asks)
 
     @property
     def translated(self) -> float:
@@ -91,6 +96,7 @@ class Evidence:
             float(self.project),
             float(self.named),
             self.translated,
+            float(self.lacks),
         )
 
 
@@ -107,20 +113,21 @@ NAMES = (
     "project",
     "named",
     "translated",
+    "lacks",
 )
 # Fitted by benchmarks/relevance_fit.py (its table says on what, and how it does on the part kept aside);
 # the block's floor (HIT_AT, BEST_SHARE) from the fit before: the last one's would drop LoCoMo gold from blocks.
-CENTER = (0.8103, 0.01819, 0.1889, 0.8658, 0.2938, 0.776, 0.05767, 0.05833, 0.2929, 0.0765, 0.435, 0.01284)
-WEIGHTS = (5.983, 4.985, 2.283, 0.5156, -0.5196, -0.08463, 0.2236, 0.1082, 3.455, 0.006942, -2.204, 1.795)
-BIAS = -4.528
+CENTER = (0.8103, 0.0182, 0.1889, 0.8658, 0.2938, 0.776, 0.05767, 0.05833, 0.2929, 0.0765, 0.435, 0.01284, 0.024)
+WEIGHTS = (5.867, 5.159, 2.269, 0.5204, -0.511, -0.07465, 0.2345, 0.1225, 3.451, -0.003643, -2.206, 1.803, -0.7135)
+BIAS = -4.53
 
 # Whether anything recalled is relevant: a second logistic model over the whole answer — its
 # best hit's probability, and the question's own evidence (QUESTION_NAMES).
-QUESTION_NAMES = ("best", "named", "unknown", "lead", "coverage", "similarity")
-QUESTION_CENTER = (0.3199, 0.435, 0.2938, 0.04716, 0.463, 0.8392)
-QUESTION_WEIGHTS = (6.007, -1.581, -0.2967, -4.734, 2.921, 59.16)
-QUESTION_BIAS = -1.128
-RELEVANT_AT = 0.24  # the question's probability from which recall says something relevant is remembered
+QUESTION_NAMES = ("best", "named", "unknown", "lead", "coverage", "similarity", "lacks")
+QUESTION_CENTER = (0.3201, 0.435, 0.2938, 0.04716, 0.463, 0.8392, 0.01667)
+QUESTION_WEIGHTS = (6.046, -1.448, -0.1047, -1.726, 3.076, 56.66, -1.768)
+QUESTION_BIAS = -0.9861
+RELEVANT_AT = 0.26  # the question's probability from which recall says something relevant is remembered
 INJECT_AT = 0.58  # ... from which the IDE hooks show anything
 HIT_AT = 0.02  # a hit's probability from which it is relevant (in an answer that has any) ...
 BEST_SHARE = 0.1  # ... and at least this share of the best hit's: a block is not padded with the weak
@@ -154,7 +161,7 @@ def hit_floor(probabilities: Sequence[float]) -> float:
 def question_vector(hits: Sequence[tuple[float, Evidence]]) -> tuple[float, ...]:
     """The evidence about the whole answer, from each hit's (probability, evidence)."""
     if not hits:
-        return (0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+        return (0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0)
     first = hits[0][1]
     return (
         max(p for p, _ in hits),
@@ -163,6 +170,7 @@ def question_vector(hits: Sequence[tuple[float, Evidence]]) -> tuple[float, ...]
         max(e.lead for _, e in hits),
         max(e.coverage for _, e in hits),
         max(e.similarity for _, e in hits),
+        float(max(hits, key=lambda judged: judged[0])[1].lacks),
     )
 
 

@@ -111,3 +111,23 @@ async def test_whether_anything_is_relevant_does_not_change_with_top_k(recall, s
         assert len({s["relevance"] for s in said}) == 1, (question, [s["relevance"] for s in said])
         assert len({"nothing_relevant" in s for s in said}) == 1, said
         assert [len(s["memories"]) for s in said][0] <= 1
+
+
+async def test_a_memory_that_holds_no_value_of_the_kind_asked_for_does_not_answer(memories, recall, store):
+    """ "What does the CI pipeline cost a month?" asks for an amount of money (rules.asks): the
+    note on the pipeline's jobs is about the right thing and says nothing of what it costs."""
+    question = "What is the monthly cost of the CI pipeline?"
+    before = await recall.retrieve("a", question, as_of=NOW, top_k=10)
+    pipeline = next(m for m in before["memories"] if "parallel jobs" in m["content"])
+    assert pipeline["evidence"]["lacks"] == 1.0, pipeline
+    assert all(m["evidence"]["lacks"] == 1.0 for m in before["memories"]), before
+    cost = await memories.store(
+        "a", "The CI pipeline costs about $300 a month in GitHub Actions minutes.", created_at=NOW
+    )
+    after = await recall.retrieve("a", question, as_of=NOW, top_k=10)
+    answer = next(m for m in after["memories"] if m["id"] == cost["id"])
+    assert answer["evidence"]["lacks"] == 0.0 and answer["relevant"], answer
+    assert "nothing_relevant" not in after and after["relevance"] > before["relevance"], (before, after)
+    # a question that asks for no kind of value lacks nothing
+    how = await recall.retrieve("a", "How does the CI pipeline run?", as_of=NOW)
+    assert all(m["evidence"]["lacks"] == 0.0 for m in how["memories"]), how

@@ -44,7 +44,7 @@ def test_a_question_that_points_at_the_project_is_covered_by_the_projects_memori
 def _evidence(**changes) -> relevance.Evidence:
     base = dict(
         similarity=0.84, lead=0.02, coverage=0.3, missing=0.7, unknown=0.0, keyword=True, cross=False,
-        short=False, first=0.5, project=0, named=False,
+        short=False, first=0.5, project=0, named=False, lacks=False,
     )  # fmt: skip
     return relevance.Evidence(**{**base, **changes})
 
@@ -55,7 +55,17 @@ def test_more_evidence_is_more_likely_relevant():
     assert relevance.probability(_evidence(coverage=0.9)) > base
     assert relevance.probability(_evidence(first=1.0)) > base
     assert relevance.probability(_evidence(named=True)) < base
+    assert relevance.probability(_evidence(lacks=True)) < base
     assert 0.0 < base < 1.0
+
+
+def test_an_answer_whose_best_hit_lacks_the_asked_value_is_less_likely_relevant():
+    holds = [(0.6, _evidence(similarity=0.86)), (0.1, _evidence(lacks=True))]
+    lacks = [(0.6, _evidence(similarity=0.86, lacks=True)), (0.1, _evidence())]
+    assert relevance.question_vector(holds)[-1] == 0.0 and relevance.question_vector(lacks)[-1] == 1.0
+    assert relevance.question_probability(relevance.question_vector(lacks)) < relevance.question_probability(
+        relevance.question_vector(holds)
+    )
 
 
 def test_a_translation_counts_its_covered_words_across_scripts():

@@ -1,0 +1,114 @@
+"""What kind of value a question asks for, and whether a text holds one: pure rules, no I/O.
+
+A question that asks how much something costs is answered by a text that names an amount of
+money; one that asks for a version, a count, a port or a rate, by a text that holds a number;
+one that asks how often, by a text that says how often ("weekly", "every 15 minutes", 每天);
+one that asks what time, by a text that holds a time. A memory about the right thing that
+holds no such value does not answer the question, however close it is in meaning: "What is
+the monthly cost of the Redis cluster?" is not answered by the note on the cluster's shards.
+This is evidence for the relevance decision (rules.relevance), weighed there with the rest;
+a question that asks for no such kind ("How do I deploy?", "Who reviews…?") has none.
+"""
+
+from __future__ import annotations
+
+import re
+
+MONEY, FREQUENCY, TIME, NUMBER = "money", "frequency", "time", "number"
+
+# English: a quantity asked outright, or the noun the question's "which/what" phrase asks for
+# ("Which Go version is…", "What is the monthly cost of…"); a noun only mentioned ("How do I
+# deploy a new version?", "Which font does basket use for prices?") asks for nothing.
+_EN_HOW = (
+    (MONEY, re.compile(r"(?i)\bhow\s+much\s+(?:[\w'-]+\s+){0,4}?(?:pay|paid|cost|costs|spend|spent|charge|charged)\b")),
+    (FREQUENCY, re.compile(r"(?i)\bhow\s+(?:often|frequently)\b")),
+    (NUMBER, re.compile(r"(?i)\bhow\s+(?:many|much|big|large|high|fast)\b")),
+)
+_AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|should|will|would|'s)"
+_EN_WHICH = re.compile(rf"(?i)\b(?:which|what)\s+((?:[\w'./-]+\s+){{0,6}}?){_AUX}\b(.*)")
+_EN_AFTER = re.compile(
+    r"(?i)^\s*(?:the|its|their|our|his|her|my|your)?\s*((?:[\w'./-]+\s*){1,5}?)(?:\b(?:of|for|in|on|at|per|that|when|from|to|with)\b|[?.!]|$)"
+)
+_EN_NOUNS = {
+    MONEY: {"cost", "costs", "price", "prices", "budget", "bill", "fee", "fees", "salary", "compensation", "spend"},
+    TIME: {"time", "hour"},
+    FREQUENCY: {"frequency", "interval"},
+    NUMBER: {
+        "version",
+        "versions",
+        "port",
+        "rate",
+        "ratio",
+        "percentage",
+        "size",
+        "limit",
+        "number",
+        "count",
+        "amount",
+        "capacity",
+        "quota",
+        "timeout",
+        "retention",
+    },
+}
+_EN_WHICH_NEAR = re.compile(r"(?i)\b(?:which|what)\s+(?:[\w./-]+\s+){0,2}?([a-z]+)\b(?=\s+(?!of\b|for\b)[a-z]+s\b)")
+# Chinese: the question word and what it asks about.
+_ZH = (
+    (
+        MONEY,
+        re.compile(
+            r"多少钱|花多少|花了多少|(?:费用|成本|预算|价格|账单|工资|薪水|补贴|报销)[^，。？?]{0,6}?多少|多少(?:补贴|工资|预算|费用|钱)"
+        ),
+    ),
+    (FREQUENCY, re.compile(r"多久一次|多长时间一次|多久(?:做|跑|执行|更新|备份|同步|运行)|频率是")),
+    (TIME, re.compile(r"几点")),
+    (NUMBER, re.compile(r"多少|几[个台次天位条种家年月周小分秒楼层块]|(?:哪个|哪一个|哪一|什么)版本|版本号")),
+)
+
+
+# A number of its own, not a digit inside a name ("redis-feat-01", "v1alpha1", "go1.23"):
+# "Go 1.24", "SDK 53", "8GB", ":8080", "3 天", "20%". Or a number written out.
+_NUMBER = re.compile(
+    r"(?<![A-Za-z_\-/.\d])\d+(?:[.,:]\d+)*"
+    r"|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty|hundred"
+    r"|thousand|million|dozen|half|once|twice)\b)"
+    r"|[一二两三四五六七八九十百千万半]+(?:个|台|次|天|位|条|种|家|年|月|周|小时|分钟|秒|倍|成|层|楼|号|点)"
+)
+_MONEY = re.compile(
+    r"[$€£¥]\s?\d|\d(?:[\d.,]*)\s?(?:k|K|m|M)?\s?(?:USD|EUR|SGD|CNY|RMB|GBP|MYR|dollars?|euros?|bucks|元|块|美元|新币|欧元)"
+    r"|(?:USD|EUR|SGD|CNY|RMB|GBP|MYR|S\$|US\$)\s?\d|[一二两三四五六七八九十百千万\d]+\s?(?:元|块钱|美元|新币|欧元)"
+)
+_FREQUENCY = re.compile(
+    r"(?i)\b(?:every|each|per|daily|weekly|monthly|yearly|annually|hourly|nightly|quarterly|biweekly|once|twice"
+    r"|a\s+(?:day|week|month|year)|cron|schedule[ds]?)\b|@(?:daily|hourly|weekly)|\*/\d"
+    r"|每|一次|天天|隔周|双周|定时"
+)
+_TIME = re.compile(
+    r"\d{1,2}(?::\d{2}|\s?(?:am|pm|AM|PM|点|时))|(?i:\b(?:noon|midnight|morning|evening)\b)|中午|上午|下午|晚上|凌晨"
+)
+
+_HOLDS = {MONEY: _MONEY, FREQUENCY: _FREQUENCY, TIME: _TIME, NUMBER: _NUMBER}
+
+
+def asked_kind(question: str) -> str | None:
+    """The kind of value the question asks for (MONEY, FREQUENCY, TIME, NUMBER), or None."""
+    for kind, pattern in (*_EN_HOW, *_ZH):
+        if pattern.search(question):
+            return kind
+    m = _EN_WHICH.search(question)
+    if m is None:  # "Which Elasticsearch version runs …": the noun right after the question word
+        m = _EN_WHICH_NEAR.search(question)
+        return next((kind for kind, nouns in _EN_NOUNS.items() if m and m.group(1).lower() in nouns), None)
+    phrase = m.group(1)
+    if not phrase.strip():  # "What is the monthly cost of …": the phrase after the verb
+        after = _EN_AFTER.search(m.group(2))
+        phrase = after.group(1) if after else ""
+    words = set(re.findall(r"[a-z]+", phrase.lower()))
+    return next((kind for kind, nouns in _EN_NOUNS.items() if words & nouns), None)
+
+
+def holds(kind: str | None, text: str) -> bool:
+    """Whether `text` holds a value of `kind` (always, for a question that asks for none)."""
+    if kind is None:
+        return True
+    return bool(_HOLDS[kind].search(text))

@@ -1,0 +1,76 @@
+"""What a question asks for, and whether a memory holds it (hindsight/rules/asks.py): a
+question that asks for a cost, a number, how often or a time of day is answered only by a
+text that holds one; a noun only mentioned asks for nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from hindsight.rules import asks
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What is the monthly cost of the Redis cluster?", asks.MONEY),
+        ("How much did we pay for the Sentry plan?", asks.MONEY),
+        ("How much does the company spend on AWS per month?", asks.MONEY),
+        ("granary 的 S3 存储每个月花多少钱？", asks.MONEY),
+        ("下个季度数据平台的预算是多少？", asks.MONEY),
+        ("How often is Vault backed up?", asks.FREQUENCY),
+        ("推荐系统的模型多久更新一次？", asks.FREQUENCY),
+        ("What time does the office close on Fridays?", asks.TIME),
+        ("深圳办公室几点下班？", asks.TIME),
+        ("Which Go version is courier on?", asks.NUMBER),
+        ("Which Expo SDK and React Native version is basket on?", asks.NUMBER),
+        ("Which Elasticsearch version runs the product search?", asks.NUMBER),
+        ("How many replicas does the coordinator have?", asks.NUMBER),
+        ("How much disk does each Nomad client have?", asks.NUMBER),
+        ("What is the phone number of the reception?", asks.NUMBER),
+        ("Kafka 集群用的是哪个版本？", asks.NUMBER),
+        ("courier 的日志保留多少天？", asks.NUMBER),
+        ("今年夏天数据组来了几个实习生？", asks.NUMBER),
+    ],
+)
+def test_what_a_question_asks_for(question, kind):
+    assert asks.asked_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I deploy a new courier version to prod?",  # a version mentioned, not asked for
+        "What fields come back from the newer version of the ETA API?",
+        "Which font does basket use for prices?",  # asks for a font
+        "Which Grafana dashboard shows granary's storage costs?",  # asks for a dashboard
+        "Does order_total include the delivery fee?",  # asks yes or no
+        "How long should my answers be?",  # "short" answers it: a length need not be a number
+        "数据平台的年度预算是谁批的？",  # asks who
+        "What should every MR include for the reviewer?",
+        "Who reviews courier's Go code?",
+    ],
+)
+def test_a_noun_only_mentioned_asks_for_nothing(question):
+    assert asks.asked_kind(question) is None
+
+
+def test_a_text_holds_the_kind_of_value_asked_for():
+    assert asks.holds(asks.MONEY, "The Redis cluster costs about $1,200 a month")
+    assert asks.holds(asks.MONEY, "S3 每个月大概 3000 元")
+    assert not asks.holds(asks.MONEY, "redis-feat: three shards, redis-feat-01/02/03")
+    assert asks.holds(asks.FREQUENCY, "eta_train retrains weekly (Sunday 20:00 UTC)")
+    assert asks.holds(asks.FREQUENCY, "Vault 每天凌晨备份")
+    assert not asks.holds(asks.FREQUENCY, "Vault runs on Nomad behind an internal load balancer")
+    assert asks.holds(asks.TIME, "code freeze the Monday before at 12:00 SGT")
+    assert asks.holds(asks.NUMBER, "courier is on Go 1.24 now")
+    assert asks.holds(asks.NUMBER, "basket Android：minSdk 24")
+    assert asks.holds(asks.NUMBER, "three shards")
+
+
+def test_a_digit_inside_a_name_is_not_a_number():
+    assert not asks.holds(asks.NUMBER, "connect to redis-feat-01 with client tag adhoc")
+    assert not asks.holds(asks.NUMBER, "invalid apiVersion client.authentication.k8s.io/v1alpha1")
+
+
+def test_a_question_that_asks_for_nothing_is_held_by_any_text():
+    assert asks.holds(None, "anything at all")
