@@ -27,7 +27,8 @@ _EN_HOW = (
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|should|will|would|'s)"
 _EN_WHICH = re.compile(rf"(?i)\b(?:which|what)\s+((?:[\w'./-]+\s+){{0,6}}?){_AUX}\b(.*)")
 _EN_AFTER = re.compile(
-    r"(?i)^\s*(?:the|its|their|our|his|her|my|your)?\s*((?:[\w'./-]+\s*){1,5}?)(?:\b(?:of|for|in|on|at|per|that|when|from|to|with)\b|[?.!]|$)"
+    r"(?i)^\s*(?:the|its|their|our|his|her|my|your)?\s*((?:[\w'./-]+\s+){0,4}?[\w'./-]+)\s*"
+    r"(?:\b(?:of|for|in|on|at|per|that|when|from|to|with)\b|[?.!]|$)"
 )
 _EN_NOUNS = {
     MONEY: {"cost", "costs", "price", "prices", "budget", "bill", "fee", "fees", "salary", "compensation", "spend"},
@@ -66,17 +67,19 @@ _ZH = (
 )
 
 
+# Every pattern here reads a text once: a run (of digits, of 一二三, of words) is tried from
+# its start only, so 32 KB of one character costs no more than any 32 KB (benchmarks/hostile_store.py).
 # A number of its own, not a digit inside a name ("redis-feat-01", "v1alpha1", "go1.23"):
 # "Go 1.24", "SDK 53", "8GB", ":8080", "3 天", "20%". Or a number written out.
 _NUMBER = re.compile(
     r"(?<![A-Za-z_\-/.\d])\d+(?:[.,:]\d+)*"
     r"|(?i:\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|fifty|hundred"
     r"|thousand|million|dozen|half|once|twice)\b)"
-    r"|[一二两三四五六七八九十百千万半]+(?:个|台|次|天|位|条|种|家|年|月|周|小时|分钟|秒|倍|成|层|楼|号|点)"
+    r"|(?<![一二两三四五六七八九十百千万半])[一二两三四五六七八九十百千万半]+(?:个|台|次|天|位|条|种|家|年|月|周|小时|分钟|秒|倍|成|层|楼|号|点)"
 )
 _MONEY = re.compile(
-    r"[$€£¥]\s?\d|\d(?:[\d.,]*)\s?(?:k|K|m|M)?\s?(?:USD|EUR|SGD|CNY|RMB|GBP|MYR|dollars?|euros?|bucks|元|块|美元|新币|欧元)"
-    r"|(?:USD|EUR|SGD|CNY|RMB|GBP|MYR|S\$|US\$)\s?\d|[一二两三四五六七八九十百千万\d]+\s?(?:元|块钱|美元|新币|欧元)"
+    r"[$€£¥]\s?\d|(?<![\d.,])\d[\d.,]*\s?(?:k|K|m|M)?\s?(?:USD|EUR|SGD|CNY|RMB|GBP|MYR|dollars?|euros?|bucks|元|块|美元|新币|欧元)"
+    r"|(?:USD|EUR|SGD|CNY|RMB|GBP|MYR|S\$|US\$)\s?\d|(?<![一二两三四五六七八九十百千万\d])[一二两三四五六七八九十百千万\d]+\s?(?:元|块钱|美元|新币|欧元)"
 )
 _FREQUENCY = re.compile(
     r"(?i)\b(?:every|each|per|daily|weekly|monthly|yearly|annually|hourly|nightly|quarterly|biweekly|once|twice"

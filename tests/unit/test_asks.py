@@ -74,3 +74,16 @@ def test_a_digit_inside_a_name_is_not_a_number():
 
 def test_a_question_that_asks_for_nothing_is_held_by_any_text():
     assert asks.holds(None, "anything at all")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a" * 32_000, "1" * 32_000, "1." * 16_000, "一" * 32_000, "which " + "a " * 16_000 + "#",
+     "what is the " + "a" * 32_000 + "#", "how much " + "a " * 16_000, "费用" + "的" * 32_000],
+)  # fmt: skip
+def test_32_kb_of_one_character_is_read_once(text):
+    """Every pattern tries a run from its start only: a hook's 32 KB of one letter or digit
+    must not take the regex engine down every way of splitting it (each case here would
+    take hours with nested repeats)."""
+    asks.asked_kind(text)
+    assert [asks.holds(kind, text) for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME)] == [False] * 3

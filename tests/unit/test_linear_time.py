@@ -21,6 +21,7 @@ import pytest
 from shapes import SHAPES
 
 from hindsight.rules import (
+    asks,
     bilingual,
     changes,
     clipping,
@@ -67,6 +68,8 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "said_by_named": lambda s: speakers.said_by_named(s, {"speaker": "Caroline Reyes"}),
     "asks_what_happened": lambda s: recap.asks_what_happened(s, "last week"),
     "asks_about_trouble": trouble.asks_about_trouble,
+    "asked_kind": asks.asked_kind,
+    "holds_a_value": lambda s: [asks.holds(kind, s) for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME, asks.NUMBER)],
 }
 
 
