@@ -34,24 +34,13 @@ _EN_NOUNS = {
     MONEY: {"cost", "costs", "price", "prices", "budget", "bill", "fee", "fees", "salary", "compensation", "spend"},
     TIME: {"time", "hour"},
     FREQUENCY: {"frequency", "interval"},
-    NUMBER: {
-        "version",
-        "versions",
-        "port",
-        "rate",
-        "ratio",
-        "percentage",
-        "size",
-        "limit",
-        "number",
-        "count",
-        "amount",
-        "capacity",
-        "quota",
-        "timeout",
-        "retention",
-    },
+    NUMBER: set(
+        "version versions port rate ratio percentage size limit number count amount capacity quota timeout"
+        " retention".split()
+    ),
 }
+# With no verb like "is" or "does" after it, the noun that ends the phrase right after the
+# question word, before a verb in -s: "Which Elasticsearch version runs the product search?"
 _EN_WHICH_NEAR = re.compile(r"(?i)\b(?:which|what)\s+(?:[\w./-]+\s+){0,2}?([a-z]+)\b(?=\s+(?!of\b|for\b)[a-z]+s\b)")
 # Chinese: the question word and what it asks about.
 _ZH = (
@@ -68,7 +57,7 @@ _ZH = (
 
 
 # Every pattern here reads a text once: a run (of digits, of 一二三, of words) is tried from
-# its start only, so 32 KB of one character costs no more than any 32 KB (benchmarks/hostile_store.py).
+# its start only, so 32 KB of one character costs no more than any 32 KB (tests/unit/test_linear_time.py).
 # A number of its own, not a digit inside a name ("redis-feat-01", "v1alpha1", "go1.23"):
 # "Go 1.24", "SDK 53", "8GB", ":8080", "3 天", "20%". Or a number written out.
 _NUMBER = re.compile(
@@ -99,7 +88,7 @@ def asked_kind(question: str) -> str | None:
         if pattern.search(question):
             return kind
     m = _EN_WHICH.search(question)
-    if m is None:  # "Which Elasticsearch version runs …": the noun right after the question word
+    if m is None:
         m = _EN_WHICH_NEAR.search(question)
         return next((kind for kind, nouns in _EN_NOUNS.items() if m and m.group(1).lower() in nouns), None)
     phrase = m.group(1)
