@@ -206,7 +206,7 @@ class Recall:
         the other language; full text over other agents' shared ones), then their rows, each
         made a candidate (all but its cosine to the query) while the query is still being
         embedded; and what the agent's memories say of the question's words (judge.Words)."""
-        text = keyword_text(req.query)
+        text = keyword_text(req.query, said := words_text(req.query))  # said: its words, no identifier forms
         words, lexicon = bilingual.query_words(text), await self._lexicon()
         other = bilingual.translate(words, lexicon)
 
@@ -219,7 +219,7 @@ class Recall:
         ]
         if req.include_shared:
             channels.append(channel("channel_shared_keyword", *filters, CANDIDATES, text))
-        groups = bilingual.term_groups(bilingual.query_words(words_text(req.query)), lexicon)
+        groups = bilingual.term_groups(bilingual.query_words(said), lexicon)
         channels.append(channel("query_terms_known", req.agent_id, groups))
         # one after another: beside three at once the embedder slowed 4.0 ms, one at a time 2.7
         *keyword, known = [await run() for run in channels]

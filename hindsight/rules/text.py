@@ -88,8 +88,9 @@ _JOINT = re.compile(r"[_.\-/:]")
 _JOINTS = re.compile(r"[_.\-/:]+")
 
 
-def keyword_text(text: str) -> str:
-    """Text for the keyword index (and for keyword queries, the same way).
+def keyword_text(text: str, said: str | None = None) -> str:
+    """Text for the keyword index (and for keyword queries, the same way). `said`: the text's
+    words_text, where the caller has it already (the CJK runs are not cut twice).
 
     - CJK runs are cut into words (rjieba): PostgreSQL's parser splits on spaces and
       punctuation, and Chinese has neither between words.
@@ -98,7 +99,7 @@ def keyword_text(text: str) -> str:
       ("kv/courier/prod", "redis-feat-01.pantry.internal") also gives its words, which
       PostgreSQL's parser would keep inside one token.
     """
-    spaced = _segmented(text)
+    spaced = _segmented(text) if said is None else said
     extra = [form for m in _IDENTIFIER.finditer(text) for form in _identifier_forms(m.group())]
     return f"{spaced} {' '.join(extra)}" if extra else spaced
 
