@@ -7,12 +7,14 @@ Loads the IDE benchmark's memories (as its runner does: live-like lines through
 - the questions of benchmarks/data/no_answer_questions.jsonl and no_answer_questions_2.jsonl
   to no_answer_questions_5.jsonl (EN + ZH; nothing in the memories answers them;
   `--no-answer FILE` for others): the share whose `format: "prompt"` block holds no memory,
-  for each file and for all. relevance_fit.py fits on half of the first two; the third,
-  fourth and fifth, each written before a change to the decision and never fitted on, tell
-  how it does on questions it has not seen;
+  for each file and for all, and the share for which an IDE hook would show nothing (its
+  stricter floor, rules.injection.worth_showing). relevance_fit.py fits on half of the first
+  two; the third, fourth and fifth, each written before a change to the decision and never
+  fitted on, tell how it does on questions it has not seen;
 - the benchmark's own questions (as_of, tools, task type, session; the project as the open
-  one, as roots would declare it): Hit@5 of the JSON answer, and of the prompt block (a gold
-  memory among the memories it shows).
+  one, as roots would declare it): Hit@5 of the JSON answer, of the prompt block (a gold
+  memory among the memories it shows) and of what a hook would show.
+`--dump FILE` writes each question's answer: its relevance, and each hit's.
 """
 
 from __future__ import annotations
@@ -135,26 +137,46 @@ def bench_database(ide, memories: list[dict], prefix: str) -> Iterator[tuple]:
             embedded.release()
 
 
+def share(flags: list[bool], of: int | None = None) -> float:
+    return sum(flags) / max(1, len(flags) if of is None else of)
+
+
+def hook_shows(listed: dict) -> set[str]:
+    """The ids an IDE hook's block would show of this answer (rules.injection.worth_showing:
+    nothing below INJECT_AT; a new session, nothing seen yet). The hook asks for its own
+    top_k (hooks.service.TOP_K); this reads the answer's five."""
+    from hindsight.rules.injection import worth_showing
+
+    return {str(m["id"]) for m in listed["memories"] if worth_showing(listed, m, set(), None)}
+
+
 def report(none, some, dump, to_id) -> None:
     def by_lang(rows, lang):
         return [r for r in rows if lang == "all" or r[0]["lang"] == lang]
 
     print(f"no-answer questions: {len(none)}; answerable (the IDE benchmark's): {len(some)}")
-    print(f"{'':>6} | {'no answer: empty prompt':>23} | {'Hit@5 JSON':>10} {'Hit@5 prompt':>12}")
+    print(
+        f"{'':>6} | {'no answer: empty prompt':>23} {'hook shows none':>15} | "
+        f"{'Hit@5 JSON':>10} {'Hit@5 prompt':>12} {'hook':>5}"
+    )
     for lang in ("en", "zh", "all"):
         empty = [not r[1]["ids"] for r in by_lang(none, lang)]
-        hit_json, hit_prompt = [], []
+        quiet = [not hook_shows(r[2]) for r in by_lang(none, lang)]
+        hit_json, hit_prompt, hit_hook = [], [], []
         for q, shown, listed in by_lang(some, lang):
             gold = {to_id(g) for g in q["gold"]}
             hit_json.append(bool(gold & {m["id"] for m in listed["memories"]}))
             hit_prompt.append(bool(gold & set(shown["ids"])))
+            hit_hook.append(bool(gold & hook_shows(listed)))
         print(
-            f"{lang:>6} | {sum(empty) / max(1, len(empty)):>23.2f} | "
-            f"{sum(hit_json) / max(1, len(hit_json)):>10.2f} {sum(hit_prompt) / max(1, len(hit_prompt)):>12.2f}"
+            f"{lang:>6} | {share(empty):>23.2f} {share(quiet):>15.2f} | "
+            f"{share(hit_json):>10.2f} {share(hit_prompt):>12.2f} {share(hit_hook):>5.2f}"
         )
     withheld = [q["query"] for q, shown, _ in some if not shown["ids"]]
-    share = len(withheld) / max(1, len(some))
-    print(f"answerable withheld (an empty block): {len(withheld)} of {len(some)} ({share:.3f})")
+    print(
+        f"answerable withheld (an empty block): {len(withheld)} of {len(some)} "
+        f"({share([True] * len(withheld), len(some)):.3f})"
+    )
     for query in withheld:
         print(f"  {query}")
     files = sorted({r[0]["file"] for r in none})
@@ -167,7 +189,8 @@ def report(none, some, dump, to_id) -> None:
             ]
             print(
                 f"no answer, {name}: empty {shares[2]:.2f} "
-                f"(en {shares[0]:.2f}, zh {shares[1]:.2f}; {len(rows)} questions)"
+                f"(en {shares[0]:.2f}, zh {shares[1]:.2f}; {len(rows)} questions); "
+                f"hook shows none {share([not hook_shows(r[2]) for r in rows]):.2f}"
             )
     if dump:
         with open(dump, "w", encoding="utf-8") as fh:
@@ -178,7 +201,8 @@ def report(none, some, dump, to_id) -> None:
                         for m in listed["memories"]
                     ]
                     gold = [to_id(g) for g in q.get("gold") or ()]
-                    line = {"kind": kind, "query": q["query"], "gold": gold, "shown": shown["ids"], "hits": hits}
+                    line = {"kind": kind, "query": q["query"], "file": q.get("file"), "lang": q.get("lang")}
+                    line.update(gold=gold, shown=shown["ids"], relevance=listed.get("relevance"), hits=hits)
                     fh.write(json.dumps(line, ensure_ascii=False) + "\n")
 
 
