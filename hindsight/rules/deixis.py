@@ -1,8 +1,9 @@
 """A question that points at the open project instead of naming it ("this repo", "here",
 "这个仓库", "这里"), or that names a project ("What did we ship on basket in May?"): pure
-rules, no I/O. Recall searches with the project's name beside a pointing question, and ranks
-the project a question points at or names above global ones (and a named project's
-memories as if it were open)."""
+rules, no I/O. Recall ranks the project a question points at or names above global ones (and
+a named project's memories as if it were open); the relevance decision reads the pointing
+words as the project, a word its memories hold (rules.relevance.coverage). The question is
+searched as asked: its project's name added to the query found nothing more (scoring.py)."""
 
 from __future__ import annotations
 
