@@ -3,7 +3,7 @@
 rules, no I/O. Recall ranks the project a question points at or names above global ones (and
 a named project's memories as if it were open); the relevance decision reads the pointing
 words as the project, a word its memories hold (rules.relevance.coverage). The question is
-searched as asked: its project's name added to the query found nothing more (scoring.py)."""
+searched as asked: its project's name added to the query found nothing more (benchmarks/README.md)."""
 
 from __future__ import annotations
 
