@@ -137,8 +137,8 @@ def bench_database(ide, memories: list[dict], prefix: str) -> Iterator[tuple]:
             embedded.release()
 
 
-def share(flags: list[bool], of: int | None = None) -> float:
-    return sum(flags) / max(1, len(flags) if of is None else of)
+def share(flags: list[bool]) -> float:
+    return sum(flags) / max(1, len(flags))
 
 
 def hook_shows(listed: dict) -> set[str]:
@@ -175,7 +175,7 @@ def report(none, some, dump, to_id) -> None:
     withheld = [q["query"] for q, shown, _ in some if not shown["ids"]]
     print(
         f"answerable withheld (an empty block): {len(withheld)} of {len(some)} "
-        f"({share([True] * len(withheld), len(some)):.3f})"
+        f"({len(withheld) / max(1, len(some)):.3f})"
     )
     for query in withheld:
         print(f"  {query}")
