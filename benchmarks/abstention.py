@@ -183,10 +183,7 @@ def report(none, some, dump, to_id) -> None:
     if len(files) > 1:
         for name in files:
             rows = [r for r in none if r[0]["file"] == name]
-            shares = [
-                sum(not r[1]["ids"] for r in by_lang(rows, lang)) / max(1, len(by_lang(rows, lang)))
-                for lang in ("en", "zh", "all")
-            ]
+            shares = [share([not r[1]["ids"] for r in by_lang(rows, lang)]) for lang in ("en", "zh", "all")]
             print(
                 f"no answer, {name}: empty {shares[2]:.2f} "
                 f"(en {shares[0]:.2f}, zh {shares[1]:.2f}; {len(rows)} questions); "
