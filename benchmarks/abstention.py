@@ -5,11 +5,11 @@
 Loads the IDE benchmark's memories (as its runner does: live-like lines through
 `hindsight import`) into a fresh embedded database, then asks, in process:
 - the questions of benchmarks/data/no_answer_questions.jsonl and no_answer_questions_2.jsonl
-  to no_answer_questions_5.jsonl (EN + ZH; nothing in the memories answers them;
+  to no_answer_questions_6.jsonl (EN + ZH; nothing in the memories answers them;
   `--no-answer FILE` for others): the share whose `format: "prompt"` block holds no memory,
   for each file and for all, and the share for which an IDE hook would show nothing (its
   stricter floor, rules.injection.worth_showing). relevance_fit.py fits on half of the first
-  two; the third, fourth and fifth, each written before a change to the decision and never
+  two; the third to the sixth, each written before a change to the decision and never
   fitted on, tell how it does on questions it has not seen;
 - the benchmark's own questions (as_of, tools, task type, session; the project as the open
   one, as roots would declare it): Hit@5 of the JSON answer, of the prompt block (a gold
@@ -39,6 +39,7 @@ NO_ANSWER = (
     "no_answer_questions_3.jsonl",
     "no_answer_questions_4.jsonl",
     "no_answer_questions_5.jsonl",
+    "no_answer_questions_6.jsonl",
 )  # benchmarks/data
 
 
