@@ -19,7 +19,9 @@ Kept aside (`check`): the IDE questions of odd number, the other half of the una
 questions and of the hooks' prompts, and two of the four LoCoMo conversations (conv-41 and
 conv-50, asked of themselves and of each other). The logistic model is fitted on the rest;
 the thresholds are chosen there too: RELEVANT_AT, the highest that withholds at most 2 %
-of the answerable questions (an answer says nothing_relevant although the store answers it),
+of the answerable questions (an answer says nothing_relevant although the store answers it;
+as recall does, an answer also says it when none of its first hits holds the kind of value
+asked for, rules.relevance.lacking),
 INJECT_AT, the hook's, where its block shows a gold memory for 90 % of the prompts a memory
 bears on, and the block's floor (HIT_AT, BEST_SHARE of the best hit): the one that shows
 the fewest other hits while the block keeps a gold memory for all but 2 % of the IDE and hook
@@ -47,6 +49,8 @@ HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "bench"
 sys.path.insert(0, str(HERE))
 from abstention import load_bench  # noqa: E402
+
+from hindsight.rules.relevance import LACKING_TOP  # noqa: E402
 
 CHECK_CONVS = ("conv-41", "conv-50")
 # Measured, never fitted: the IDE questions asked with what answers them hidden. Their labels
@@ -302,21 +306,27 @@ def _judged(rows: list[dict], kinds: tuple[str, ...]) -> list[dict]:
     return [r for r in rows if r["kind"] in kinds and r["hits"]]  # a question naming a time is not judged
 
 
+def silent(r: dict, m: Model, at: float) -> bool:
+    """Whether recall says nothing relevant: below `at`, or no first hit holds the kind of
+    value asked for (rules.relevance.lacking; hits in rank order)."""
+    return m.anything(r) < at or all(h["evidence"]["lacks"] for h in r["hits"][:LACKING_TOP])
+
+
 def withheld(rows, m: Model, at: float) -> float:
     chosen = _judged(rows, ("ide",))
-    return sum(m.anything(r) < at for r in chosen) / max(1, len(chosen))
+    return sum(silent(r, m, at) for r in chosen) / max(1, len(chosen))
 
 
 def empty(rows, m: Model, at: float, kinds) -> float:
     chosen = _judged(rows, kinds)
-    return sum(m.anything(r) < at for r in chosen) / max(1, len(chosen))
+    return sum(silent(r, m, at) for r in chosen) / max(1, len(chosen))
 
 
 def hook(rows, m: Model, at: float, hit_at: float) -> tuple[float, float]:
     """(gold shown for the prompts a memory bears on, block empty for the others)."""
 
     def shown(r):
-        return [h for h in r["hits"] if m.anything(r) >= at and m.p(h) >= hit_at]
+        return [h for h in r["hits"] if not silent(r, m, at) and m.p(h) >= hit_at]
 
     some, none = _judged(rows, ("hook-relevant",)), _judged(rows, ("hook-none",))
     gold = sum(any(h["gold"] for h in shown(r)) for r in some) / max(1, len(some))

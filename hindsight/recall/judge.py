@@ -23,6 +23,7 @@ class Verdict:
 
     anything: float  # the probability that anything recalled is relevant
     named: bool  # the question names something no memory of the agent holds (rules.relevance.names_unknown)
+    lacking: bool  # it asks for a kind of value none of the first hits holds (rules.relevance.lacking)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ def judge(
         # there a Chinese word counts where the lexicon knows it, not what the segmenter leaves (改了, 有没有)
         zh = lexicon.zh_en if lexicon is not None else {}
         named = relevance.names_unknown(query, [w for w in unknown if not CJK.search(w) or w in zh])
-    return Verdict(relevance.question_probability(relevance.question_vector(judged[:JUDGED])), named)
+    anything = relevance.question_probability(relevance.question_vector(judged[:JUDGED]))
+    return Verdict(anything, named, relevance.lacking([evidence for _, evidence in judged]))
 
 
 def _said_in(word: str, words: str) -> bool:
@@ -124,4 +126,4 @@ def _project(project: str | None, open_projects: Sequence[str]) -> int:
 
 def nothing_relevant(verdict: Verdict, names_a_time: bool) -> bool:
     """Whether the answer says nothing relevant is remembered (rules.relevance.says_nothing)."""
-    return relevance.says_nothing(verdict.anything, verdict.named, names_a_time)
+    return relevance.says_nothing(verdict.anything, verdict.named, names_a_time, verdict.lacking)

@@ -3,11 +3,15 @@
 A question that asks how much something costs is answered by a text that names an amount of
 money; one that asks for a version, a count, a port or a rate, by a text that holds a number;
 one that asks how often, by a text that says how often ("weekly", "every 15 minutes", 每天);
-one that asks what time, by a text that holds a time. A memory about the right thing that
-holds no such value does not answer the question, however close it is in meaning: "What is
-the monthly cost of the Redis cluster?" is not answered by the note on the cluster's shards.
-This is evidence for the relevance decision (rules.relevance), weighed there with the rest;
-a question that asks for no such kind ("How do I deploy?", "Who reviews…?") has none.
+one that asks what time, by a text that holds a time; one that asks how long something takes
+or lasts, by a text that holds a span of time ("150 ms", "about 40 minutes", 5 个小时). A
+memory about the right thing that holds no such value does not answer the question, however
+close it is in meaning: "What is the monthly cost of the Redis cluster?" is not answered by
+the note on the cluster's shards.
+This is evidence for the relevance decision (rules.relevance), weighed there with the rest,
+and a rule beside it (relevance.lacking: none of the first hits holds one); a question that
+asks for no such kind ("How do I deploy?", "Who reviews…?", "How long should answers be?") has
+none: when unsure, no kind.
 """
 
 from __future__ import annotations
@@ -15,11 +19,20 @@ from __future__ import annotations
 import re
 
 MONEY, FREQUENCY, TIME, NUMBER = "money", "frequency", "time", "number"
+DURATION = "duration"
 
 # English: a quantity asked outright, or the noun the question's "which/what" phrase asks for
 # ("Which Go version is…", "What is the monthly cost of…"); a noun only mentioned ("How do I
 # deploy a new version?", "Which font does basket use for prices?") asks for nothing.
 _EN_HOW = (
+    # how long something takes or waits, not how long a text should be ("How long
+    # should my answers be?", "How long is the retention?" ask for no duration here)
+    (
+        DURATION,
+        re.compile(
+            r"(?i)\bhow\s+long\s+(?:ago\b|(?!(?:is|are|was|were|should|must|can|may)\b)(?:[\w'-]+\s+){0,6}?(?:take|takes|took|wait|waits|waited|last|lasts|lasted|run|runs|ran|keep|kept|stay|stays|been|have|has|had)\b)"
+        ),
+    ),
     (MONEY, re.compile(r"(?i)\bhow\s+much\s+(?:[\w'-]+\s+){0,4}?(?:pay|paid|cost|costs|spend|spent|charge|charged)\b")),
     (FREQUENCY, re.compile(r"(?i)\bhow\s+(?:often|frequently)\b")),
     (NUMBER, re.compile(r"(?i)\bhow\s+(?:many|much|big|large|high|fast)\b")),
@@ -44,6 +57,11 @@ _EN_NOUNS = {
 _EN_WHICH_NEAR = re.compile(r"(?i)\b(?:which|what)\s+(?:[\w./-]+\s+){0,2}?([a-z]+)\b(?=\s+(?!of\b|for\b)[a-z]+s\b)")
 # Chinese: the question word and what it asks about.
 _ZH = (
+    (FREQUENCY, re.compile(r"(?:多久|多长时间)[^，。？?]{0,6}?一次")),
+    (
+        DURATION,
+        re.compile(r"多久|多长时间|多少(?:天|小时|分钟|秒|周)|几(?:天|个小时|小时|分钟|秒|周|个月)(?![前后以之])"),
+    ),
     (
         MONEY,
         re.compile(
@@ -52,7 +70,13 @@ _ZH = (
     ),
     (FREQUENCY, re.compile(r"多久一次|多长时间一次|多久(?:做|跑|执行|更新|备份|同步|运行)|频率是")),
     (TIME, re.compile(r"几点")),
-    (NUMBER, re.compile(r"多少|几[个台次天位条种家年月周小分秒楼层块]|(?:哪个|哪一个|哪一|什么)版本|版本号")),
+    # 几天前, 几个月前 name a time: they ask for no number
+    (
+        NUMBER,
+        re.compile(
+            r"多少|几[个台次天位条种家年月周小分秒楼层块](?![个月周天小时钟]{0,2}[前后])|(?:哪个|哪一个|哪一|什么)版本|版本号"
+        ),
+    ),
 )
 
 
@@ -79,11 +103,25 @@ _TIME = re.compile(
     r"\d{1,2}(?::\d{2}|\s?(?:am|pm|AM|PM|点|时))|(?i:\b(?:noon|midnight|morning|evening)\b)|中午|上午|下午|晚上|凌晨"
 )
 
-_HOLDS = {MONEY: _MONEY, FREQUENCY: _FREQUENCY, TIME: _TIME, NUMBER: _NUMBER}
+# A span of time: "150 ms", "about 40 minutes", "5 个小时", 三天, "an hour", 半天.
+_DURATION = re.compile(
+    r"(?<![A-Za-z_\-/.\d])\d+(?:[.,]\d+)?\s*-?(?i:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|d|weeks?|wks?|months?|years?|yrs?)\b"
+    r"|(?i:\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|few|several|half\s+an?|couple\s+of)\s+"
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:overnight|all\s+day)\b)"
+    r"|(?<![\d一二两三四五六七八九十百半几])[\d一二两三四五六七八九十百半几]+\s*(?:个)?(?:毫秒|秒|分钟|小时|钟头|天|日|周|星期|个月|年)|半天|半小时"
+)
+_HOLDS = {
+    MONEY: _MONEY,
+    FREQUENCY: _FREQUENCY,
+    TIME: _TIME,
+    NUMBER: _NUMBER,
+    DURATION: _DURATION,
+}
 
 
 def asked_kind(question: str) -> str | None:
-    """The kind of value the question asks for (MONEY, FREQUENCY, TIME, NUMBER), or None."""
+    """The kind of value the question asks for (MONEY, FREQUENCY, TIME, NUMBER, DURATION),
+    or None."""
     for kind, pattern in (*_EN_HOW, *_ZH):
         if pattern.search(question):
             return kind

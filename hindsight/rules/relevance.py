@@ -43,8 +43,11 @@ fitted by benchmarks/relevance_fit.py on labelled pairs: the IDE benchmark's que
 their gold memories, questions nothing answers, LoCoMo questions asked of their own
 conversation and of another one (which cannot answer them), and the hooks' prompts; part of
 each kind is kept aside and only measured. Recall says nothing relevant is remembered below
-`RELEVANT_AT` (`says_nothing`: for a question that names a time, only if it also names
-something never stored); a hit below `HIT_AT`, or below `BEST_SHARE` of the best hit's
+`RELEVANT_AT`, or when the question asks for a kind of value none of the first
+`LACKING_TOP` hits holds (`lacking`), a rule beside the model: each such hit is weighed down
+by `lacks`, but three about the right thing that all lack it leave the model sure while the
+answer cannot be there (`says_nothing`: for a question that names a time, only if it also
+names something never stored); a hit below `HIT_AT`, or below `BEST_SHARE` of the best hit's
 probability, is not relevant (the prompt block leaves it out); the IDE hooks show nothing
 below `INJECT_AT`, and then only the hits from `INJECT_HIT`. A hit's `confidence` is its
 probability, never rising down the list.
@@ -134,6 +137,7 @@ BEST_SHARE = 0.1  # ... and at least this share of the best hit's: a block is no
 INJECT_HIT = 0.02  # ... from which a hook's block shows it
 
 
+LACKING_TOP = 3  # rules.relevance.lacking: how many of the first hits must all lack the kind asked for
 COMMON = 0.05  # the least a question word weighs in coverage (one every memory holds)
 
 
@@ -142,15 +146,26 @@ def probability(e: Evidence) -> float:
     return _logistic(BIAS + sum(w * (x - c) for w, x, c in zip(WEIGHTS, e.vector(), CENTER)))
 
 
-def says_nothing(anything: float, named: bool, names_a_time: bool) -> bool:
+def says_nothing(anything: float, named: bool, names_a_time: bool, lacking: bool = False) -> bool:
     """Whether recall says nothing relevant is remembered: the answer's probability is below
-    RELEVANT_AT. A question that names a time ("yesterday", 上周) asks what was written then,
+    RELEVANT_AT, or the question asks for a kind of value none of its first hits holds
+    (`lacking`). A question that names a time ("yesterday", 上周) asks what was written then,
     often in few other words ("What did we work on yesterday?"): what was written then is its
     answer, whatever the verdict — unless it also names something no memory holds ("our SOC 2
     audit date this year"), which nothing written then, or ever, answers."""
     if names_a_time and not named:
         return False
-    return anything < RELEVANT_AT
+    return lacking or anything < RELEVANT_AT
+
+
+def lacking(first: Sequence[Evidence]) -> bool:
+    """Whether the question asks for a kind of value (rules.asks: an amount, a number, a
+    duration, how often, a time of day) and none of the answer's first LACKING_TOP hits holds
+    one: "What is the on-call compensation per week?" over notes on the rotation that name no
+    amount. Recall ranks what answers a question first; three hits about the right thing, none
+    of which states a value of the kind asked, do not answer it."""
+    top = first[:LACKING_TOP]
+    return bool(top) and all(e.lacks for e in top)
 
 
 def hit_floor(probabilities: Sequence[float]) -> float:

@@ -121,6 +121,7 @@ async def test_a_memory_that_holds_no_value_of_the_kind_asked_for_does_not_answe
     pipeline = next(m for m in before["memories"] if "parallel jobs" in m["content"])
     assert pipeline["evidence"]["lacks"] == 1.0, pipeline
     assert all(m["evidence"]["lacks"] == 1.0 for m in before["memories"]), before
+    assert before["nothing_relevant"], before  # none of the first hits says what it costs (relevance.lacking)
     cost = await memories.store(
         "a", "The CI pipeline costs about $300 a month in GitHub Actions minutes.", created_at=NOW
     )

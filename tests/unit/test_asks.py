@@ -28,7 +28,14 @@ from hindsight.rules import asks
         ("How much disk does each Nomad client have?", asks.NUMBER),
         ("What is the phone number of the reception?", asks.NUMBER),
         ("Kafka 集群用的是哪个版本？", asks.NUMBER),
-        ("courier 的日志保留多少天？", asks.NUMBER),
+        ("courier 的日志保留多少天？", asks.DURATION),
+        ("How long does the Android release build take?", asks.DURATION),
+        ("How long does the dispatch service wait for an ETA?", asks.DURATION),
+        ("How long ago did we move to Nessie?", asks.DURATION),
+        ("部署一次要多长时间？", asks.DURATION),
+        ("App Store 审核一般要几天？", asks.DURATION),
+        ("备份多长时间做一次？", asks.FREQUENCY),
+        ("旧分支多久清理一次？", asks.FREQUENCY),
         ("今年夏天数据组来了几个实习生？", asks.NUMBER),
     ],
 )
@@ -45,6 +52,9 @@ def test_what_a_question_asks_for(question, kind):
         "Which Grafana dashboard shows granary's storage costs?",  # asks for a dashboard
         "Does order_total include the delivery fee?",  # asks yes or no
         "How long should my answers be?",  # "short" answers it: a length need not be a number
+        "How long is the retention of the logs?",  # a length or a span: not sure, so nothing
+        "几天前 Trino 报了什么错？",  # 几天前 names a time, it does not ask for a number of days
+        "几个月前我们为什么换掉了 Detox？",
         "数据平台的年度预算是谁批的？",  # asks who
         "What should every MR include for the reviewer?",
         "Who reviews courier's Go code?",
@@ -65,6 +75,13 @@ def test_a_text_holds_the_kind_of_value_asked_for():
     assert asks.holds(asks.NUMBER, "courier is on Go 1.24 now")
     assert asks.holds(asks.NUMBER, "basket Android：minSdk 24")
     assert asks.holds(asks.NUMBER, "three shards")
+    assert asks.holds(asks.DURATION, "calls BatchEta with a 150 ms timeout")
+    assert asks.holds(asks.DURATION, "a full refresh takes about 40 minutes")
+    assert asks.holds(asks.DURATION, "events_ingest 停了 5 个小时")
+    assert asks.holds(asks.DURATION, "审核一般要三天")
+    assert asks.holds(asks.DURATION, "it took a few days")
+    assert not asks.holds(asks.DURATION, "courier is on Go 1.24 with 3 allocations")
+    assert not asks.holds(asks.DURATION, "as and ad, s3://bucket on 2026-05-14")
 
 
 def test_a_digit_inside_a_name_is_not_a_number():

@@ -68,6 +68,20 @@ def test_an_answer_whose_best_hit_lacks_the_asked_value_is_less_likely_relevant(
     )
 
 
+def test_an_answer_none_of_whose_first_hits_holds_the_asked_value_says_nothing():
+    top = relevance.LACKING_TOP
+    assert relevance.lacking([_evidence(lacks=True)] * top)
+    assert relevance.lacking([_evidence(lacks=True)] * top + [_evidence()])  # only the first ones count
+    assert not relevance.lacking([_evidence(lacks=True)] * (top - 1) + [_evidence()])  # one of them holds it
+    assert not relevance.lacking([_evidence()] * top)  # a question that asks for no kind lacks nothing
+    assert not relevance.lacking([])
+    sure = max(relevance.RELEVANT_AT * 3, 0.9)
+    assert relevance.says_nothing(sure, named=False, names_a_time=False, lacking=True)
+    assert not relevance.says_nothing(sure, named=False, names_a_time=False, lacking=False)
+    # a question that names a time is answered by what was written then, lacking or not
+    assert not relevance.says_nothing(sure, named=False, names_a_time=True, lacking=True)
+
+
 def test_a_translation_counts_its_covered_words_across_scripts():
     assert _evidence(cross=True, coverage=0.6).translated == 0.6
     assert _evidence(cross=False, coverage=0.6).translated == 0.0
