@@ -8,6 +8,7 @@ or lasts, by a text that holds a span of time ("150 ms", "about 40 minutes", 5 �
 memory about the right thing that holds no such value does not answer the question, however
 close it is in meaning: "What is the monthly cost of the Redis cluster?" is not answered by
 the note on the cluster's shards.
+
 This is evidence for the relevance decision (rules.relevance), weighed there with the rest,
 and a rule beside it (relevance.lacking: none of the first hits holds one); a question that
 asks for no such kind ("How do I deploy?", "Who reviews…?", "How long should answers be?") has
@@ -57,7 +58,8 @@ _EN_NOUNS = {
 _EN_WHICH_NEAR = re.compile(r"(?i)\b(?:which|what)\s+(?:[\w./-]+\s+){0,2}?([a-z]+)\b(?=\s+(?!of\b|for\b)[a-z]+s\b)")
 # Chinese: the question word and what it asks about.
 _ZH = (
-    (FREQUENCY, re.compile(r"(?:多久|多长时间)[^，。？?]{0,6}?一次")),
+    # how often before how long: 多久做一次, 多久备份 ask how often
+    (FREQUENCY, re.compile(r"(?:多久|多长时间)[^，。？?]{0,6}?一次|多久(?:做|跑|执行|更新|备份|同步|运行)|频率是")),
     (
         DURATION,
         re.compile(r"多久|多长时间|多少(?:天|小时|分钟|秒|周)|几(?:天|个小时|小时|分钟|秒|周|个月)(?![前后以之])"),
@@ -68,7 +70,6 @@ _ZH = (
             r"多少钱|花多少|花了多少|(?:费用|成本|预算|价格|账单|工资|薪水|补贴|报销)[^，。？?]{0,6}?多少|多少(?:补贴|工资|预算|费用|钱)"
         ),
     ),
-    (FREQUENCY, re.compile(r"多久一次|多长时间一次|多久(?:做|跑|执行|更新|备份|同步|运行)|频率是")),
     (TIME, re.compile(r"几点")),
     # 几天前, 几个月前 name a time: they ask for no number
     (

@@ -36,6 +36,7 @@ from hindsight.rules import asks
         ("App Store 审核一般要几天？", asks.DURATION),
         ("备份多长时间做一次？", asks.FREQUENCY),
         ("旧分支多久清理一次？", asks.FREQUENCY),
+        ("数据多久同步？", asks.FREQUENCY),
         ("今年夏天数据组来了几个实习生？", asks.NUMBER),
     ],
 )
