@@ -36,13 +36,19 @@ _EN_HOW = (
     ),
     (MONEY, re.compile(r"(?i)\bhow\s+much\s+(?:[\w'-]+\s+){0,4}?(?:pay|paid|cost|costs|spend|spent|charge|charged)\b")),
     (FREQUENCY, re.compile(r"(?i)\bhow\s+(?:often|frequently)\b")),
-    (NUMBER, re.compile(r"(?i)\bhow\s+(?:many|much|big|large|high|fast)\b")),
+    # "how many times": a count of what happened, which the memories make up between them
+    (NUMBER, re.compile(r"(?i)\bhow\s+(?:many(?!\s+times\b)|much|big|large|high|fast)\b")),
 )
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|should|will|would|'s)"
 _EN_WHICH = re.compile(rf"(?i)\b(?:which|what)\s+((?:[\w'./-]+\s+){{0,6}}?){_AUX}\b(.*)")
 _EN_AFTER = re.compile(
     r"(?i)^\s*(?:the|its|their|our|his|her|my|your)?\s*((?:[\w'./-]+\s+){0,4}?[\w'./-]+)\s*"
     r"(?:\b(?:of|for|in|on|at|per|that|when|from|to|with)\b|[?.!]|$)"
+)
+# "time" that asks for none: "What did we do last time?", "the first time it failed"
+_NOT_ASKED = re.compile(
+    r"(?i)\b(?:last|next|this|that|first|second|third|every|each|same|any|some|one|long|spare|free|full|part|real"
+    r"|down|over|lead|run|on|in)\s+times?\b"
 )
 _EN_NOUNS = {
     MONEY: {"cost", "costs", "price", "prices", "budget", "bill", "fee", "fees", "salary", "compensation", "spend"},
@@ -71,11 +77,11 @@ _ZH = (
         ),
     ),
     (TIME, re.compile(r"几点")),
-    # 几天前, 几个月前 name a time: they ask for no number
+    # 几天前, 几个月前 name a time: they ask for no number; 几次, 多少次 a count of what happened
     (
         NUMBER,
         re.compile(
-            r"多少|几[个台次天位条种家年月周小分秒楼层块](?![个月周天小时钟]{0,2}[前后])|(?:哪个|哪一个|哪一|什么)版本|版本号"
+            r"多少(?!次)|几[个台天位条种家年月周小分秒楼层块](?![个月周天小时钟]{0,2}[前后])|(?:哪个|哪一个|哪一|什么)版本|版本号"
         ),
     ),
 )
@@ -104,12 +110,13 @@ _TIME = re.compile(
     r"\d{1,2}(?::\d{2}|\s?(?:am|pm|AM|PM|点|时))|(?i:\b(?:noon|midnight|morning|evening)\b)|中午|上午|下午|晚上|凌晨"
 )
 
-# A span of time: "150 ms", "about 40 minutes", "5 个小时", 三天, "an hour", 半天.
+# A span of time: "150 ms", "about 40 minutes", "5 个小时", 三天, "an hour", 半天; or when it
+# began ("on Nomad since March", 自从…以来), which says how long too.
 _DURATION = re.compile(
     r"(?<![A-Za-z_\-/.\d])\d+(?:[.,]\d+)?\s*-?(?i:ms|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|d|weeks?|wks?|months?|years?|yrs?)\b"
     r"|(?i:\b(?:an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|few|several|half\s+an?|couple\s+of)\s+"
-    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:overnight|all\s+day)\b)"
-    r"|(?<![\d一二两三四五六七八九十百半几])[\d一二两三四五六七八九十百半几]+\s*(?:个)?(?:毫秒|秒|分钟|小时|钟头|天|日|周|星期|个月|年)|半天|半小时"
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:overnight|all\s+day|since|ago)\b)"
+    r"|(?<![\d一二两三四五六七八九十百半几])[\d一二两三四五六七八九十百半几]+\s*(?:个)?(?:毫秒|秒|分钟|小时|钟头|天|日|周|星期|个月|年)|半天|半小时|自从|以来"
 )
 _HOLDS = {
     MONEY: _MONEY,
@@ -126,6 +133,7 @@ def asked_kind(question: str) -> str | None:
     for kind, pattern in (*_EN_HOW, *_ZH):
         if pattern.search(question):
             return kind
+    question = _NOT_ASKED.sub(" ", question)
     m = _EN_WHICH.search(question)
     if m is None:
         m = _EN_WHICH_NEAR.search(question)

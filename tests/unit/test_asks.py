@@ -20,6 +20,7 @@ from hindsight.rules import asks
         ("How often is Vault backed up?", asks.FREQUENCY),
         ("推荐系统的模型多久更新一次？", asks.FREQUENCY),
         ("What time does the office close on Fridays?", asks.TIME),
+        ("What time did the deploy start last time?", asks.TIME),
         ("深圳办公室几点下班？", asks.TIME),
         ("Which Go version is courier on?", asks.NUMBER),
         ("Which Expo SDK and React Native version is basket on?", asks.NUMBER),
@@ -56,6 +57,10 @@ def test_what_a_question_asks_for(question, kind):
         "How long is the retention of the logs?",  # a length or a span: not sure, so nothing
         "几天前 Trino 报了什么错？",  # 几天前 names a time, it does not ask for a number of days
         "几个月前我们为什么换掉了 Detox？",
+        "The checks fail again, .env.test is missing. What did we do last time?",  # a time named, none asked
+        "What broke the first time we ran the migration?",
+        "How many times did the courier deploy fail this month?",  # a count the memories make up together
+        "courier 这个月发版失败了几次？",
         "数据平台的年度预算是谁批的？",  # asks who
         "What should every MR include for the reviewer?",
         "Who reviews courier's Go code?",
@@ -81,6 +86,7 @@ def test_a_text_holds_the_kind_of_value_asked_for():
     assert asks.holds(asks.DURATION, "events_ingest 停了 5 个小时")
     assert asks.holds(asks.DURATION, "审核一般要三天")
     assert asks.holds(asks.DURATION, "it took a few days")
+    assert asks.holds(asks.DURATION, "courier has run on Nomad since March")
     assert not asks.holds(asks.DURATION, "courier is on Go 1.24 with 3 allocations")
     assert not asks.holds(asks.DURATION, "as and ad, s3://bucket on 2026-05-14")
 
