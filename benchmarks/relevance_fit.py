@@ -50,7 +50,7 @@ SHARED = HERE.parent.parent / "shared" / "bench"
 sys.path.insert(0, str(HERE))
 from abstention import load_bench  # noqa: E402
 
-from hindsight.rules.relevance import LACKING_TOP  # noqa: E402
+from hindsight.rules.relevance import lacking  # noqa: E402
 
 CHECK_CONVS = ("conv-41", "conv-50")
 # Measured, never fitted: the IDE questions asked with what answers them hidden. Their labels
@@ -309,7 +309,7 @@ def _judged(rows: list[dict], kinds: tuple[str, ...]) -> list[dict]:
 def silent(r: dict, m: Model, at: float) -> bool:
     """Whether recall says nothing relevant: below `at`, or no first hit holds the kind of
     value asked for (rules.relevance.lacking; hits in rank order)."""
-    return m.anything(r) < at or all(h["evidence"]["lacks"] for h in r["hits"][:LACKING_TOP])
+    return m.anything(r) < at or lacking([bool(h["evidence"]["lacks"]) for h in r["hits"]])
 
 
 def withheld(rows, m: Model, at: float) -> float:

@@ -105,7 +105,7 @@ def judge(
         zh = lexicon.zh_en if lexicon is not None else {}
         named = relevance.names_unknown(query, [w for w in unknown if not CJK.search(w) or w in zh])
     anything = relevance.question_probability(relevance.question_vector(judged[:JUDGED]))
-    return Verdict(anything, named, relevance.lacking([evidence for _, evidence in judged]))
+    return Verdict(anything, named, relevance.lacking([evidence.lacks for _, evidence in judged]))
 
 
 def _said_in(word: str, words: str) -> bool:

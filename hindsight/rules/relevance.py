@@ -158,14 +158,14 @@ def says_nothing(anything: float, named: bool, names_a_time: bool, lacking: bool
     return lacking or anything < RELEVANT_AT
 
 
-def lacking(first: Sequence[Evidence]) -> bool:
+def lacking(lacks: Sequence[bool]) -> bool:
     """Whether the question asks for a kind of value (rules.asks: an amount, a number, a
     duration, how often, a time of day) and none of the answer's first LACKING_TOP hits holds
     one: "What is the on-call compensation per week?" over notes on the rotation that name no
     amount. Recall ranks what answers a question first; three hits about the right thing, none
     of which states a value of the kind asked, do not answer it."""
-    top = first[:LACKING_TOP]
-    return bool(top) and all(e.lacks for e in top)
+    top = lacks[:LACKING_TOP]  # each hit's `lacks`, in rank order
+    return bool(top) and all(top)
 
 
 def hit_floor(probabilities: Sequence[float]) -> float:

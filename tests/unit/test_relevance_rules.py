@@ -70,10 +70,10 @@ def test_an_answer_whose_best_hit_lacks_the_asked_value_is_less_likely_relevant(
 
 def test_an_answer_none_of_whose_first_hits_holds_the_asked_value_says_nothing():
     top = relevance.LACKING_TOP
-    assert relevance.lacking([_evidence(lacks=True)] * top)
-    assert relevance.lacking([_evidence(lacks=True)] * top + [_evidence()])  # only the first ones count
-    assert not relevance.lacking([_evidence(lacks=True)] * (top - 1) + [_evidence()])  # one of them holds it
-    assert not relevance.lacking([_evidence()] * top)  # a question that asks for no kind lacks nothing
+    assert relevance.lacking([True] * top)
+    assert relevance.lacking([True] * top + [False])  # only the first ones count
+    assert not relevance.lacking([True] * (top - 1) + [False])  # one of them holds it
+    assert not relevance.lacking([False] * top)  # a question that asks for no kind lacks nothing
     assert not relevance.lacking([])
     sure = max(relevance.RELEVANT_AT * 3, 0.9)
     assert relevance.says_nothing(sure, named=False, names_a_time=False, lacking=True)
