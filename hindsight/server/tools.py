@@ -206,9 +206,10 @@ async def retrieve_memory(
     (its project folder) comes first with global memories; another project's ranks lower but
     still shows when it is clearly the best match; each hit names its `project`.
     Confidence never rises down the list. nothing_relevant: true says that no memory is
-    relevant (the question names things never stored, and nothing is close in meaning): the
-    hits are then marked relevant: false. format='prompt' returns only a ready block (and
-    the ids), which then holds no memory."""
+    relevant (the question names things never stored, and nothing is close in meaning; or it
+    asks for an amount, number, duration, frequency or time none of the first hits states, each
+    hit's evidence then saying lacks: 1): the hits are then marked relevant: false.
+    format='prompt' returns only a ready block (and the ids), which then holds no memory."""
     s = await services_of(ctx)
     asked = recall_request(
         s.acting_for(agent_id),
