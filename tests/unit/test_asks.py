@@ -61,6 +61,8 @@ def test_what_a_question_asks_for(question, kind):
         "What broke the first time we ran the migration?",
         "How many times did the courier deploy fail this month?",  # a count the memories make up together
         "courier 这个月发版失败了几次？",
+        "这几天 courier 有什么问题？",  # 这几天, 过去几周: a time named
+        "过去几周 granary 改了什么？",
         "数据平台的年度预算是谁批的？",  # asks who
         "What should every MR include for the reviewer?",
         "Who reviews courier's Go code?",
