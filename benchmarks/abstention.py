@@ -10,10 +10,14 @@ Loads the IDE benchmark's memories (as its runner does: live-like lines through
   for each file and for all, and the share for which an IDE hook would show nothing (its
   stricter floor, rules.injection.worth_showing). relevance_fit.py fits on half of the first
   two; the third to the sixth, each written before a change to the decision and never
-  fitted on, tell how it does on questions it has not seen;
+  fitted on, tell how it does on questions it has not seen (no_answer_questions_7.jsonl too);
 - the benchmark's own questions (as_of, tools, task type, session; the project as the open
   one, as roots would declare it): Hit@5 of the JSON answer, of the prompt block (a gold
-  memory among the memories it shows) and of what a hook would show.
+  memory among the memories it shows) and of what a hook would show;
+- questions a memory does answer that neither the benchmark nor any fit has seen
+  (benchmarks/data/answerable_questions_1.jsonl, written with their gold memories before they
+  were first asked; `--answerable FILE` for others): how many are withheld (an empty block)
+  and their Hit@5, so a decision that only fits the benchmark's own questions shows.
 `--dump FILE` writes each question's answer: its relevance, and each hit's.
 """
 
@@ -40,7 +44,9 @@ NO_ANSWER = (
     "no_answer_questions_4.jsonl",
     "no_answer_questions_5.jsonl",
     "no_answer_questions_6.jsonl",
+    "no_answer_questions_7.jsonl",
 )  # benchmarks/data
+ANSWERABLE = ("answerable_questions_1.jsonl",)  # benchmarks/data, gold as the benchmark's memory ids
 
 
 def load_bench(folder: Path):
@@ -83,6 +89,11 @@ def main() -> None:
         action="append",
         help="a file of questions nothing answers (again for more; default: the four of benchmarks/data)",
     )
+    ap.add_argument(
+        "--answerable",
+        action="append",
+        help="a file of questions with their gold memories, never fitted on (default: benchmarks/data's)",
+    )
     ap.add_argument("--limit", type=int, help="ask only the first N questions of each set (a smoke run)")
     ap.add_argument("--dump", help="write every question's hits (similarity, confidence, shown or not) here")
     ap.add_argument(
@@ -101,16 +112,23 @@ def main() -> None:
         for line in open(name, encoding="utf-8")
         if line.strip()
     ]
+    held_out = [
+        dict(json.loads(line), file=Path(name).name)
+        for name in args.answerable or [str(HERE / "data" / name) for name in ANSWERABLE]
+        for line in open(name, encoding="utf-8")
+        if line.strip()
+    ]
     if args.limit:
-        queries, unanswerable = queries[: args.limit], unanswerable[: args.limit]
+        queries, unanswerable, held_out = queries[: args.limit], unanswerable[: args.limit], held_out[: args.limit]
 
     with bench_database(ide, memories, "hs-abstain-") as (settings, url):
         for sweep in args.sweep or [{}]:
             none = asyncio.run(ask(url, settings, ide.AGENT, unanswerable, ide.DEFAULT_NOW, sweep))
             some = asyncio.run(ask(url, settings, ide.AGENT, queries, ide.DEFAULT_NOW, sweep))
+            held = asyncio.run(ask(url, settings, ide.AGENT, held_out, ide.DEFAULT_NOW, sweep))
             if sweep:
                 print(f"\nweights {sweep}")
-            report(none, some, args.dump, lambda bench_id: str(ide.mem_uuid(bench_id)))
+            report(none, some, held, args.dump, lambda bench_id: str(ide.mem_uuid(bench_id)))
 
 
 @contextmanager
@@ -151,9 +169,19 @@ def hook_shows(listed: dict) -> set[str]:
     return {str(m["id"]) for m in listed["memories"] if worth_showing(listed, m, set(), None)}
 
 
-def report(none, some, dump, to_id) -> None:
+def report(none, some, held, dump, to_id) -> None:
     def by_lang(rows, lang):
         return [r for r in rows if lang == "all" or r[0]["lang"] == lang]
+
+    def hits(rows):
+        """Hit@5 of the JSON answer, of the prompt block and of what a hook shows, per question."""
+        hit_json, hit_prompt, hit_hook = [], [], []
+        for q, shown, listed in rows:
+            gold = {to_id(g) for g in q["gold"]}
+            hit_json.append(bool(gold & {m["id"] for m in listed["memories"]}))
+            hit_prompt.append(bool(gold & set(shown["ids"])))
+            hit_hook.append(bool(gold & hook_shows(listed)))
+        return hit_json, hit_prompt, hit_hook
 
     print(f"no-answer questions: {len(none)}; answerable (the IDE benchmark's): {len(some)}")
     print(
@@ -163,12 +191,7 @@ def report(none, some, dump, to_id) -> None:
     for lang in ("en", "zh", "all"):
         empty = [not r[1]["ids"] for r in by_lang(none, lang)]
         quiet = [not hook_shows(r[2]) for r in by_lang(none, lang)]
-        hit_json, hit_prompt, hit_hook = [], [], []
-        for q, shown, listed in by_lang(some, lang):
-            gold = {to_id(g) for g in q["gold"]}
-            hit_json.append(bool(gold & {m["id"] for m in listed["memories"]}))
-            hit_prompt.append(bool(gold & set(shown["ids"])))
-            hit_hook.append(bool(gold & hook_shows(listed)))
+        hit_json, hit_prompt, hit_hook = hits(by_lang(some, lang))
         print(
             f"{lang:>6} | {share(empty):>23.2f} {share(quiet):>15.2f} | "
             f"{share(hit_json):>10.2f} {share(hit_prompt):>12.2f} {share(hit_hook):>5.2f}"
@@ -180,6 +203,20 @@ def report(none, some, dump, to_id) -> None:
     )
     for query in withheld:
         print(f"  {query}")
+    for name in sorted({r[0]["file"] for r in held}):
+        rows = [r for r in held if r[0]["file"] == name]
+        print(f"answerable, never fitted, {name} ({len(rows)} questions):")
+        for lang in ("en", "zh", "all"):
+            part = by_lang(rows, lang)
+            hit_json, hit_prompt, hit_hook = hits(part)
+            withheld_here = [not shown["ids"] for _, shown, _ in part]
+            print(
+                f"{lang:>6} | withheld {sum(withheld_here):>2} of {len(part):>2} ({share(withheld_here):.3f}) | "
+                f"Hit@5 JSON {share(hit_json):.2f}, prompt {share(hit_prompt):.2f}, hook {share(hit_hook):.2f}"
+            )
+        for q, shown, _ in rows:
+            if not shown["ids"]:
+                print(f"  withheld: {q['query']}")
     files = sorted({r[0]["file"] for r in none})
     if len(files) > 1:
         for name in files:
@@ -192,7 +229,7 @@ def report(none, some, dump, to_id) -> None:
             )
     if dump:
         with open(dump, "w", encoding="utf-8") as fh:
-            for kind, rows in (("none", none), ("some", some)):
+            for kind, rows in (("none", none), ("some", some), ("held", held)):
                 for q, shown, listed in rows:
                     hits = [
                         {k: m.get(k) for k in ("id", "similarity", "confidence", "score", "channels", "relevant")}
