@@ -63,6 +63,8 @@ def test_what_a_question_asks_for(question, kind):
         "courier 这个月发版失败了几次？",
         "这几天 courier 有什么问题？",  # 这几天, 过去几周: a time named
         "过去几周 granary 改了什么？",
+        "Nomad 节点每个月哪几天换 AMI？",  # 哪几天, 哪几个: which days, which people, not how many
+        "哪几个人能点 deploy:prod？",
         "数据平台的年度预算是谁批的？",  # asks who
         "What should every MR include for the reviewer?",
         "Who reviews courier's Go code?",
