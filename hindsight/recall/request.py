@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from ..errors import InvalidInput
-from ..rules import deixis, scoring, trouble
+from ..rules import asks, deixis, scoring, trouble
 from ..rules import validate as v
 
 DEFAULT_MAX_TOKENS = 1000
@@ -61,6 +61,7 @@ class Request:
     open_projects: tuple[str, ...] = ()  # ranked as today; another project's memories lower
     pointed_at: str | None = None  # the open project, when the question points at it ("this repo")
     troubled: bool = False  # the question asks what went wrong, why, or how it was fixed (rules.trouble)
+    asks_for: str | None = None  # the kind of value it asks for (rules.asks: money, a number, how often...)
     recap: bool = False  # it asks what happened in the time it names (rules.recap; Recall.ask sets it)
 
 
@@ -141,6 +142,7 @@ def check(
         open_projects=open_projects,
         pointed_at=deixis.open_project(query, open_projects),
         troubled=trouble.asks_about_trouble(query),
+        asks_for=asks.asked_kind(deixis.without_pointer(query)[0]),
     )
 
 

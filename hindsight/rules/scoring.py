@@ -15,14 +15,19 @@ an irrelevant one above a relevant one.
    than itself: "Prefers ruff over flake8." answers a question about granary's linter,
    which the memory it replaced described.
 2. Evidence multiplies relevance, so it scales with it:
-       s = rel · (1 + time + tools + session + trouble)
+       s = rel · (1 + time + tools + session + trouble + value)
    time: inside the window the query names ("yesterday", "上周"), for candidates at least
    `time_floor` as relevant as the best one (every one, at `recap`, for a question that
    asks what happened then: "What did I finish on Friday?", rules/recap.py); tools: the
    memory used a tool the caller is about to use (more if it failed with it: failures first
    among comparably relevant memories); session: the caller's session or task type; trouble: a record of a failure
    (its error, or an outcome of failure, failed, error or fixed) for a question about what
-   went wrong, why, or how it was fixed (rules/trouble.py).
+   went wrong, why, or how it was fixed (rules/trouble.py); value: the memory holds the kind
+   of value the question asks for, where few memories hold one (how often, how long, a time
+   of day, an amount of money; rules/asks.py TELLING), for candidates at least `value_floor`
+   as relevant as the best: "feature_push 每隔多久往 Redis 推一次特征？" is answered by the
+   note that says "every 15 minutes", not by the nearer one on its freshness check — and
+   recall says nothing is relevant when none of its first hits holds such a value.
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
    (a reply often holds what its question asked); and a chat turn from the same speaker's
@@ -81,6 +86,8 @@ class Weights:
     tools: float = 0.2  # the memory used a tool the caller names
     tool_failure: float = 0.15  # ... and recorded a failure with it
     trouble: float = 0.3  # a record of a failure, for a question about one (rules.trouble)
+    value: float = 0.3  # a memory that holds the kind of value the question asks for (rules.asks) ...
+    value_floor: float = 0.8  # ... and is at least this share of the best relevance
     speaker: float = 0.3  # what a person the question names said (rules.speakers)
     asking: float = 0.9  # a memory that ends by asking (a question holds less than its answer)
     session: float = 0.5  # the caller's session or task type
@@ -120,6 +127,7 @@ class Candidate:
     uses_tool: bool = False
     tool_failed: bool = False
     trouble: bool = False  # records a failure, and the question asks about one (rules.trouble)
+    holds_value: bool = False  # holds the kind of value the question asks for (rules.asks)
     said: bool = False  # said by a person the question names (rules.speakers)
     same_session: bool = False
     prev: object = None  # neighbours in the session and minutes apart
@@ -193,6 +201,9 @@ def evidence(cands: Sequence[Candidate], w: Weights) -> None:
         if c.trouble:
             boost += w.trouble
             c.parts["trouble"] = w.trouble
+        if c.holds_value and w.value and rel >= w.value_floor * best:
+            boost += w.value
+            c.parts["value"] = w.value
         if c.same_session:
             boost += w.session
             c.parts["session"] = w.session

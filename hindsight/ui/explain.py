@@ -97,6 +97,10 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
         lines.append(("session", p["session"], "boost: the session or task type you named"))
     if "trouble" in p:
         lines.append(("trouble", p["trouble"], "boost: records a failure, for a question about one"))
+    if "value" in p:
+        lines.append(
+            ("value", p["value"], "boost: holds the kind of value the question asks for (how often, how long…)")
+        )
     if "context" in p:
         lines.append(
             (
@@ -122,7 +126,7 @@ PRIORS = {  # score parts that multiply the score after the context step (rules/
 def formula(hit: dict[str, Any]) -> str:
     """How the parts became the score, with this hit's numbers."""
     p = hit.get("score_parts", {})
-    boosts = [k for k in ("time", "tools", "trouble", "session") if k in p]
+    boosts = [k for k in ("time", "tools", "trouble", "value", "session") if k in p]
     text = f"score {hit.get('score', 0):.3f} ≈ relevance {p.get('relevance', 0):.3f}"
     if boosts:
         text += " × (1 + " + " + ".join(f"{k} {p[k]:g}" for k in boosts) + ")"

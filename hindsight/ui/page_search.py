@@ -95,6 +95,7 @@ EVERY_PART = {
         "tools": 0,
         "session": 0,
         "trouble": 0,
+        "value": 0,
         "context": 0,
         **{part: 0 for part in explain.PRIORS},
     }

@@ -1,12 +1,14 @@
 """What a question asks for, and whether a memory holds it (hindsight/rules/asks.py): a
 question that asks for a cost, a number, how often or a time of day is answered only by a
-text that holds one; a noun only mentioned asks for nothing."""
+text that holds one; a noun only mentioned asks for nothing. Ranking puts a memory that holds
+a kind few memories hold first among comparably relevant ones (rules.scoring's `value`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from hindsight.rules import asks
+from hindsight.rules import asks, scoring
+from hindsight.rules.scoring import Candidate
 
 
 @pytest.mark.parametrize(
@@ -37,6 +39,8 @@ from hindsight.rules import asks
         ("App Store 审核一般要几天？", asks.DURATION),
         ("备份多长时间做一次？", asks.FREQUENCY),
         ("旧分支多久清理一次？", asks.FREQUENCY),
+        ("模型每隔多久重新训练？", asks.FREQUENCY),
+        ("dbt docs 多久往 S3 上传一次？", asks.FREQUENCY),
         ("数据多久同步？", asks.FREQUENCY),
         ("今年夏天数据组来了几个实习生？", asks.NUMBER),
     ],
@@ -115,3 +119,31 @@ def test_32_kb_of_one_character_is_read_once(text):
     take hours with nested repeats)."""
     asks.asked_kind(text)
     assert [asks.holds(kind, text) for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME)] == [False] * 3
+
+
+def _ranked(*cands, weights=None):
+    return [c.id for c in scoring.rank(list(cands), query_cjk=0.0, similar=lambda a, b: 0.0, weights=weights)]
+
+
+def test_ranking_puts_a_memory_that_holds_the_value_asked_for_first_among_comparably_relevant_ones():
+    # "feature_push 每隔多久往 Redis 推一次特征？": the freshness-check note is nearer, the schedule answers
+    check = dict(similarity=0.915, keyword=5.0)
+    schedule = dict(similarity=0.90, keyword=4.6)
+    assert _ranked(Candidate("check", **check), Candidate("schedule", **schedule, holds_value=True))[0] == "schedule"
+    assert _ranked(Candidate("check", **check), Candidate("schedule", **schedule))[0] == "check"  # another question
+
+
+def test_holding_the_value_does_not_lift_a_memory_far_below_the_best():
+    best = Candidate("best", similarity=0.90, keyword=8.0)
+    holder = Candidate("holder", similarity=0.84, keyword=3.0, holds_value=True)  # under value_floor of the best
+    filler = [Candidate(f"f{i}", similarity=0.78 + 0.002 * i, keyword=0.5) for i in range(5)]
+    assert _ranked(holder, best, *filler)[:2] == ["best", "holder"]
+    assert "value" not in holder.parts
+    _ranked(holder, best, *filler, weights=scoring.Weights(value_floor=0.3))
+    assert holder.parts["value"] == scoring.Weights().value  # the floor, not the kind, held it back
+
+
+def test_only_a_kind_few_memories_hold_sets_a_memory_apart():
+    # most memories hold some number ("Go 1.24", "3 allocations"): holding one is no evidence for ranking
+    assert asks.NUMBER not in asks.TELLING
+    assert {asks.MONEY, asks.FREQUENCY, asks.TIME, asks.DURATION} <= asks.TELLING
