@@ -87,7 +87,7 @@ def main() -> None:
     ap.add_argument(
         "--no-answer",
         action="append",
-        help="a file of questions nothing answers (again for more; default: the four of benchmarks/data)",
+        help="a file of questions nothing answers (again for more; default: the seven of benchmarks/data)",
     )
     ap.add_argument(
         "--answerable",

@@ -39,7 +39,14 @@ _EN_HOW = (
         ),
     ),
     (MONEY, re.compile(r"(?i)\bhow\s+much\s+(?:[\w'-]+\s+){0,4}?(?:pay|paid|cost|costs|spend|spent|charge|charged)\b")),
-    (FREQUENCY, re.compile(r"(?i)\bhow\s+(?:often|frequently)\b")),
+    # "how many times a week": how often; "how many times" alone counts what happened
+    (
+        FREQUENCY,
+        re.compile(
+            r"(?i)\bhow\s+(?:often|frequently)\b"
+            r"|\bhow\s+many\s+times\s+(?:an?|per|each|every)\s+(?:day|night|week|month|year|hour|minute|sprint|quarter)\b"
+        ),
+    ),
     # "how many times": a count of what happened, which the memories make up between them
     (NUMBER, re.compile(r"(?i)\bhow\s+(?:many(?!\s+times\b)|much|big|large|high|fast)\b")),
 )
@@ -68,10 +75,13 @@ _EN_NOUNS = {
 _EN_WHICH_NEAR = re.compile(r"(?i)\b(?:which|what)\s+(?:[\w./-]+\s+){0,2}?([a-z]+)\b(?=\s+(?!of\b|for\b)[a-z]+s\b)")
 # Chinese: the question word and what it asks about.
 _ZH = (
-    # how often before how long: 多久做一次, 多久往 Redis 推一次, 每隔多久, 多久备份 ask how often
+    # how often before how long: 多久做一次, 多久往 Redis 推一次, 每隔多久, 多久备份, 每天备份几次 ask how often
     (
         FREQUENCY,
-        re.compile(r"隔多久|(?:多久|多长时间)[^，。？?]{0,12}?一次|多久(?:做|跑|执行|更新|备份|同步|运行)|频率是"),
+        re.compile(
+            r"隔多久|(?:多久|多长时间)[^，。？?]{0,12}?一次|多久(?:做|跑|执行|更新|备份|同步|运行)|频率是"
+            r"|[每一](?:天|日|晚|周|星期|个月|月|年|小时|季度)[^，。？?]{0,10}?(?:几次|多少次)"
+        ),
     ),
     (
         DURATION,

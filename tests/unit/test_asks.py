@@ -40,6 +40,9 @@ from hindsight.rules.scoring import Candidate
         ("备份多长时间做一次？", asks.FREQUENCY),
         ("旧分支多久清理一次？", asks.FREQUENCY),
         ("模型每隔多久重新训练？", asks.FREQUENCY),
+        ("Vault 每天备份几次？", asks.FREQUENCY),  # 几次 per day: how often, not a count of what happened
+        ("一周部署多少次？", asks.FREQUENCY),
+        ("How many times a week does the eval job run?", asks.FREQUENCY),
         ("dbt docs 多久往 S3 上传一次？", asks.FREQUENCY),
         ("数据多久同步？", asks.FREQUENCY),
         ("今年夏天数据组来了几个实习生？", asks.NUMBER),
