@@ -64,7 +64,7 @@ def judge(
     pointed_at = deixis.open_project(query, open_projects)  # "this repo": the open project is a word it asks about
     asked, pointer = deixis.without_pointer(query) if pointed_at else (query, "")
     question = subject_words(asked, translate)
-    kind = asks.asked_kind(asked)  # a number, an amount of money, how often, a time of day, or None
+    kind = asks.asked_kind(asked)  # a number, a version, money, how often, how long, a time of day, or None
     query_cjk = cjk_share(query) >= CJK_TEXT
     unknown = [w for w in words.unknown if not _said_in(w, time_words) and not _said_in(w, pointer)]
     named = relevance.names_unknown(query, unknown)

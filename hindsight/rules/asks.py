@@ -1,18 +1,20 @@
 """What kind of value a question asks for, and whether a text holds one: pure rules, no I/O.
 
 A question that asks how much something costs is answered by a text that names an amount of
-money; one that asks for a version, a count, a port or a rate, by a text that holds a number;
-one that asks how often, by a text that says how often ("weekly", "every 15 minutes", 每天);
-one that asks what time, by a text that holds a time; one that asks how long something takes
-or lasts, by a text that holds a span of time ("150 ms", "about 40 minutes", 5 个小时). A
-memory about the right thing that holds no such value does not answer the question, however
-close it is in meaning: "What is the monthly cost of the Redis cluster?" is not answered by
-the note on the cluster's shards.
+money; one that asks for a version, by a text that holds one ("Go 1.24", "SDK 53", "v14": not
+just any number — "only one emulator" names no version); one that asks for a count, a port or
+a rate, by a text that holds a number; one that asks how often, by a text that says how often
+("weekly", "every 15 minutes", 每天); one that asks what time, by a text that holds a time;
+one that asks how long something takes or lasts, by a text that holds a span of time ("150
+ms", "about 40 minutes", 5 个小时). A memory about the right thing that holds no such value
+does not answer the question, however close it is in meaning: "What is the monthly cost of
+the Redis cluster?" is not answered by the note on the cluster's shards.
 
-This is evidence for the relevance decision (rules.relevance), weighed there with the rest,
-and a rule beside it (relevance.lacking: none of the first hits holds one); a question that
-asks for no such kind ("How do I deploy?", "Who reviews…?", "How long should answers be?") has
-none: when unsure, no kind.
+This is evidence for the relevance decision (rules.relevance), weighed there with the rest;
+a rule beside it (relevance.lacking: none of the first hits holds one); and, for the kinds
+few memories hold (TELLING), evidence for ranking. A question that asks for no such kind
+("How do I deploy?", "Who reviews…?", "How long should answers be?") has none: when unsure,
+no kind.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 import re
 
 MONEY, FREQUENCY, TIME, NUMBER = "money", "frequency", "time", "number"
-DURATION = "duration"
+DURATION, VERSION = "duration", "version"
 # The kinds few texts hold, so that holding one sets a memory apart from its neighbours (ranking
 # reads it: rules.scoring's `value`): of the IDE benchmark's 260 memories, 18 % say how often,
 # 12 % how long, 8 % a time of day, none an amount of money — and 58 % hold some number.
@@ -62,13 +64,11 @@ _NOT_ASKED = re.compile(
     r"|down|over|lead|run|on|in)\s+times?\b"
 )
 _EN_NOUNS = {
+    VERSION: {"version", "versions"},
     MONEY: {"cost", "costs", "price", "prices", "budget", "bill", "fee", "fees", "salary", "compensation", "spend"},
     TIME: {"time", "hour"},
     FREQUENCY: {"frequency", "interval"},
-    NUMBER: set(
-        "version versions port rate ratio percentage size limit number count amount capacity quota timeout"
-        " retention".split()
-    ),
+    NUMBER: set("port rate ratio percentage size limit number count amount capacity quota timeout retention".split()),
 }
 # With no verb like "is" or "does" after it, the noun that ends the phrase right after the
 # question word, before a verb in -s: "Which Elasticsearch version runs the product search?"
@@ -96,12 +96,14 @@ _ZH = (
         ),
     ),
     (TIME, re.compile(r"几点")),
+    # which version: 哪个版本, 版本号, 版本升到了多少
+    (VERSION, re.compile(r"(?:哪个|哪一个|哪一|什么)版本|版本号|版本[^，。？?]{0,6}?(?:多少|几|哪)")),
     # 几天前, 几个月前, 这几天, 最近几周 name a time: they ask for no number; 几次, 多少次 a count of what happened;
     # 哪几天, 哪几个 ask which ones (which days, which people), not how many
     (
         NUMBER,
         re.compile(
-            r"多少(?!次)|(?<![这那哪前近去头后])几[个台天位条种家年月周小分秒楼层块](?![个月周天小时钟]{0,2}[前后])|(?:哪个|哪一个|哪一|什么)版本|版本号"
+            r"多少(?!次)|(?<![这那哪前近去头后])几[个台天位条种家年月周小分秒楼层块](?![个月周天小时钟]{0,2}[前后])"
         ),
     ),
 )
@@ -138,18 +140,26 @@ _DURATION = re.compile(
     r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:overnight|all\s+day|since|ago)\b)"
     r"|(?<![\d一二两三四五六七八九十百半几])[\d一二两三四五六七八九十百半几]+\s*(?:个)?(?:毫秒|秒|分钟|小时|钟头|天|日|周|星期|个月|年)|半天|半小时|自从|以来"
 )
+# A version: "1.24", "2.10.3", "v14", "SDK 53", "Android 9", "version 14", 3.5 版; not any number
+# ("only one emulator", "3 allocations" answer no "Which version…?").
+_VERSION = re.compile(
+    r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*|(?i:\bv\d+\b)"
+    r"|(?i:\b(?:version|sdk|api\s+level|minsdk|targetsdk|python|go|node|java|ios|android|react|postgres|postgresql)\s?v?\d+)"
+    r"|版本\s?v?\d+|\d+(?:\.\d+)*\s?版"
+)
 _HOLDS = {
     MONEY: _MONEY,
     FREQUENCY: _FREQUENCY,
     TIME: _TIME,
     NUMBER: _NUMBER,
     DURATION: _DURATION,
+    VERSION: _VERSION,
 }
 
 
 def asked_kind(question: str) -> str | None:
-    """The kind of value the question asks for (MONEY, FREQUENCY, TIME, NUMBER, DURATION),
-    or None."""
+    """The kind of value the question asks for (MONEY, FREQUENCY, TIME, NUMBER, DURATION,
+    VERSION), or None."""
     for kind, pattern in (*_EN_HOW, *_ZH):
         if pattern.search(question):
             return kind

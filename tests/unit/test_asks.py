@@ -24,13 +24,14 @@ from hindsight.rules.scoring import Candidate
         ("What time does the office close on Fridays?", asks.TIME),
         ("What time did the deploy start last time?", asks.TIME),
         ("深圳办公室几点下班？", asks.TIME),
-        ("Which Go version is courier on?", asks.NUMBER),
-        ("Which Expo SDK and React Native version is basket on?", asks.NUMBER),
-        ("Which Elasticsearch version runs the product search?", asks.NUMBER),
+        ("Which Go version is courier on?", asks.VERSION),
+        ("Which Expo SDK and React Native version is basket on?", asks.VERSION),
+        ("Which Elasticsearch version runs the product search?", asks.VERSION),
         ("How many replicas does the coordinator have?", asks.NUMBER),
         ("How much disk does each Nomad client have?", asks.NUMBER),
         ("What is the phone number of the reception?", asks.NUMBER),
-        ("Kafka 集群用的是哪个版本？", asks.NUMBER),
+        ("Kafka 集群用的是哪个版本？", asks.VERSION),
+        ("上个月 courier 的 Go 版本升到了多少？", asks.VERSION),  # 多少 of a version: a version, not any number
         ("courier 的日志保留多少天？", asks.DURATION),
         ("How long does the Android release build take?", asks.DURATION),
         ("How long does the dispatch service wait for an ETA?", asks.DURATION),
@@ -82,6 +83,14 @@ def test_a_noun_only_mentioned_asks_for_nothing(question):
 
 
 def test_a_text_holds_the_kind_of_value_asked_for():
+    assert asks.holds(asks.VERSION, "courier is on Go 1.24 now")
+    assert asks.holds(asks.VERSION, "Hana registered eta-gbm version 14") and asks.holds(
+        asks.VERSION, "basket 3.5 版开始"
+    )
+    assert asks.holds(asks.VERSION, "basket is on Expo SDK 53") and asks.holds(asks.VERSION, "eta-gbm v14")
+    # a number that is no version: "only one emulator", "3 allocations", a digit inside a name
+    assert not asks.holds(asks.VERSION, "先确认只连了一个模拟器，再跑 maestro test")
+    assert not asks.holds(asks.VERSION, "3 allocations in prod on gl-runner-mac-01")
     assert asks.holds(asks.MONEY, "The Redis cluster costs about $1,200 a month")
     assert asks.holds(asks.MONEY, "S3 每个月大概 3000 元")
     assert not asks.holds(asks.MONEY, "redis-feat: three shards, redis-feat-01/02/03")
