@@ -70,7 +70,8 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "asks_about_trouble": trouble.asks_about_trouble,
     "asked_kind": asks.asked_kind,
     "holds_a_value": lambda s: [
-        asks.holds(kind, s) for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME, asks.NUMBER, asks.DURATION)
+        asks.holds(kind, s)
+        for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME, asks.NUMBER, asks.DURATION, asks.VERSION)
     ],
 }
 
