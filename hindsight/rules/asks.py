@@ -145,7 +145,7 @@ _DURATION = re.compile(
 _VERSION = re.compile(
     r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*|(?i:\bv\d+\b)"
     r"|(?i:\b(?:version|sdk|api\s+level|minsdk|targetsdk|python|go|node|java|ios|android|react|postgres|postgresql)\s?v?\d+)"
-    r"|版本\s?v?\d+|\d+(?:\.\d+)*\s?版"
+    r"|版本\s?v?\d+|(?<![\d.])\d+(?:\.\d+)*\s?版"
 )
 _HOLDS = {
     MONEY: _MONEY,
