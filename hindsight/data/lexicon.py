@@ -53,11 +53,10 @@ def load() -> bilingual.Lexicon:
 
 
 def _build(source) -> bilingual.Lexicon:
-    """Chinese words glossed by our developer words first (a word's first glosses are the ones
-    used), then CC-CEDICT's; English words keep CC-CEDICT's Chinese only."""
-    cedict = source.read_text(encoding="utf-8").splitlines()
-    both = bilingual.build([*DEV_TERMS.read_text(encoding="utf-8").splitlines(), *cedict])
-    return bilingual.Lexicon(both.zh_en, bilingual.build(cedict).en_zh, both.zh_one)
+    """CC-CEDICT's lexicon, with our developer words' glosses of a Chinese word first (a word's
+    first glosses are the ones used); English words keep CC-CEDICT's Chinese only."""
+    ours = bilingual.build(DEV_TERMS.read_text(encoding="utf-8").splitlines())
+    return bilingual.ahead(ours, bilingual.build(source.read_text(encoding="utf-8").splitlines()))
 
 
 def cache_file(source: Path) -> Path:

@@ -139,6 +139,19 @@ def build(lines: Iterable[str]) -> Lexicon:
     )
 
 
+def ahead(first: Lexicon, lexicon: Lexicon) -> Lexicon:
+    """`lexicon` with `first`'s glosses of a Chinese word before its own (as if `first`'s lines
+    came before its lines), and its own Chinese for English words."""
+
+    def merged(a: dict[str, tuple[str, ...]], b: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        out = dict(b)
+        for word, glossed in a.items():
+            out[word] = tuple(dict.fromkeys((*glossed, *b.get(word, ()))))[:EN_PER_WORD]
+        return out
+
+    return Lexicon(merged(first.zh_en, lexicon.zh_en), lexicon.en_zh, merged(first.zh_one, lexicon.zh_one))
+
+
 _LATIN = re.compile(r"[A-Za-z]+")
 _QUERY_WORD = re.compile(CJK.pattern + "+|[A-Za-z]+")
 

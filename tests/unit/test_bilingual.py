@@ -105,3 +105,23 @@ def test_every_word_the_keyword_index_drops_is_a_stop_word():
     assert {"against", "after", "now", "through"} <= dropped
     assert dropped <= bilingual.STOP_EN
     assert [w for forms in bilingual.word_forms(["against", "production", "now"]) for w in forms] == ["production"]
+
+
+def test_words_put_ahead_gloss_a_chinese_word_first_and_leave_english_words_alone():
+    general = bilingual.build(["倉庫 仓库 [cang1 ku4] /warehouse/depot/", "提交 提交 [ti2 jiao1] /to submit/"])
+    ours = bilingual.build(["仓库 仓库 [-] /repository/repo/", "告警 告警 [-] /alert/"])
+    both = bilingual.ahead(ours, general)
+    assert both.zh_en["仓库"] == ("repository", "repo", "warehouse", "depot")
+    assert both.zh_en["告警"] == ("alert",) and both.zh_one["告警"] == ("alert",)
+    assert both.zh_en["提交"] == ("submit",)
+    assert both.en_zh == general.en_zh  # "repository" finds no Chinese word through our list
+    # the same as reading our lines before the general ones, without building the general ones twice
+    together = bilingual.build(
+        [
+            "仓库 仓库 [-] /repository/repo/",
+            "告警 告警 [-] /alert/",
+            "倉庫 仓库 [cang1 ku4] /warehouse/depot/",
+            "提交 提交 [ti2 jiao1] /to submit/",
+        ]
+    )
+    assert both.zh_en == together.zh_en and both.zh_one == together.zh_one
