@@ -53,18 +53,19 @@ def judge(
     open_projects: Sequence[str] = (),
     time_words: str = "",
     lent: Mapping[tuple, tuple[float, str]] | None = None,
+    kind: str | None = None,
 ) -> Verdict:
     """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
     verdict on the first JUDGED: how likely anything among them is relevant, and whether the
     question names something never stored. `time_words`: the words that named a time ("last Thursday",
     前天), which name nothing stored however they are written. `lent`: by (agent, id), the cosine
     and text of a memory the hit replaced and ranks by (rules.scoring.near): the hit is as
-    relevant as that one would be, if more than on its own evidence."""
+    relevant as that one would be, if more than on its own evidence. `kind`: the kind of value
+    the question asks for (rules.asks, read once by the request: Request.asks_for)."""
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
     pointed_at = deixis.open_project(query, open_projects)  # "this repo": the open project is a word it asks about
     asked, pointer = deixis.without_pointer(query) if pointed_at else (query, "")
     question = subject_words(asked, translate)
-    kind = asks.asked_kind(asked)  # a number, a version, money, how often, how long, a time of day, or None
     query_cjk = cjk_share(query) >= CJK_TEXT
     unknown = [w for w in words.unknown if not _said_in(w, time_words) and not _said_in(w, pointer)]
     named = relevance.names_unknown(query, unknown)

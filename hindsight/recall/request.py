@@ -3,6 +3,7 @@ bad one), and the parameters every recall statement shares (sql/queries/recall.s
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
@@ -61,8 +62,13 @@ class Request:
     open_projects: tuple[str, ...] = ()  # ranked as today; another project's memories lower
     pointed_at: str | None = None  # the open project, when the question points at it ("this repo")
     troubled: bool = False  # the question asks what went wrong, why, or how it was fixed (rules.trouble)
-    asks_for: str | None = None  # the kind of value it asks for (rules.asks: money, a number, how often...)
     recap: bool = False  # it asks what happened in the time it names (rules.recap; Recall.ask sets it)
+
+    @functools.cached_property
+    def asks_for(self) -> str | None:
+        """The kind of value the question asks for (rules.asks: money, a version, how often…),
+        read without the words that point at the open project ("this repo"); once per request."""
+        return asks.asked_kind(deixis.without_pointer(self.query)[0] if self.pointed_at else self.query)
 
 
 def check(
@@ -142,7 +148,6 @@ def check(
         open_projects=open_projects,
         pointed_at=deixis.open_project(query, open_projects),
         troubled=trouble.asks_about_trouble(query),
-        asks_for=asks.asked_kind(deixis.without_pointer(query)[0]),
     )
 
 
