@@ -24,6 +24,7 @@ class Verdict:
     anything: float  # the probability that anything recalled is relevant
     named: bool  # the question names something no memory of the agent holds (rules.relevance.names_unknown)
     lacking: bool  # it asks for a kind of value none of the first hits holds (rules.relevance.lacking)
+    undated: bool = False  # ... a kind no memory's date can give (rules.asks.UNDATED)
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,8 @@ def judge(
         zh = lexicon.zh_en if lexicon is not None else {}
         named = relevance.names_unknown(query, [w for w in unknown if not CJK.search(w) or w in zh])
     anything = relevance.question_probability(relevance.question_vector(judged[:JUDGED]))
-    return Verdict(anything, named, relevance.lacking([evidence.lacks for _, evidence in judged]))
+    lacking = relevance.lacking([evidence.lacks for _, evidence in judged])
+    return Verdict(anything, named, lacking, kind in asks.UNDATED)
 
 
 def _said_in(word: str, words: str) -> bool:
@@ -127,4 +129,4 @@ def _project(project: str | None, open_projects: Sequence[str]) -> int:
 
 def nothing_relevant(verdict: Verdict, names_a_time: bool) -> bool:
     """Whether the answer says nothing relevant is remembered (rules.relevance.says_nothing)."""
-    return relevance.says_nothing(verdict.anything, verdict.named, names_a_time, verdict.lacking)
+    return relevance.says_nothing(verdict.anything, verdict.named, names_a_time, verdict.lacking, verdict.undated)

@@ -27,6 +27,11 @@ DURATION, VERSION = "duration", "version"
 # reads it: rules.scoring's `value`): of the IDE benchmark's 260 memories, 18 % say how often,
 # 12 % how long, 8 % a time of day, none an amount of money — and 58 % hold some number.
 TELLING = frozenset({MONEY, FREQUENCY, TIME, DURATION})
+# The kinds no memory's date can give: "What time did we deploy yesterday?" is answered by when
+# the note was written, "How many MRs did I merge last week?" by counting the notes, "How long
+# did the migration take?" by two of them; how much, how often and which version only by a text
+# that says so (rules.relevance.says_nothing).
+UNDATED = frozenset({MONEY, FREQUENCY, VERSION})
 
 # English: a quantity asked outright, or the noun the question's "which/what" phrase asks for
 # ("Which Go version is…", "What is the monthly cost of…"); a noun only mentioned ("How do I

@@ -146,14 +146,19 @@ def probability(e: Evidence) -> float:
     return _logistic(BIAS + sum(w * (x - c) for w, x, c in zip(WEIGHTS, e.vector(), CENTER)))
 
 
-def says_nothing(anything: float, named: bool, names_a_time: bool, lacking: bool = False) -> bool:
+def says_nothing(
+    anything: float, named: bool, names_a_time: bool, lacking: bool = False, undated: bool = False
+) -> bool:
     """Whether recall says nothing relevant is remembered: the answer's probability is below
     RELEVANT_AT, or the question asks for a kind of value none of its first hits holds
     (`lacking`). A question that names a time ("yesterday", 上周) asks what was written then,
     often in few other words ("What did we work on yesterday?"): what was written then is its
     answer, whatever the verdict — unless it also names something no memory holds ("our SOC 2
-    audit date this year"), which nothing written then, or ever, answers."""
-    if names_a_time and not named:
+    audit date this year"), which nothing written then, or ever, answers; or it asks for a kind
+    of value no date gives (`undated`: an amount of money, how often, a version; rules.asks
+    UNDATED) and none of its first hits holds one: "周末值班有多少补贴？" (the weekend on-call
+    allowance) is not answered by the notes on this weekend's on-call, which name no amount."""
+    if names_a_time and not named and not (lacking and undated):
         return False
     return lacking or anything < RELEVANT_AT
 

@@ -56,7 +56,7 @@ async def test_a_question_nothing_answers_gets_an_empty_block(recall, store):
     assert block["ids"] == [] and block["nothing_relevant"], block
 
 
-async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_it_names_the_unstored(recall, store):
+async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_that_cannot_answer(recall, store):
     then = await recall.retrieve("a", "What did we change the day before yesterday?", as_of=NOW, format="prompt")
     assert "nothing_relevant" not in then and store["new"] in then["ids"], then
     # the words that name the time name nothing never stored, however they are written
@@ -66,6 +66,11 @@ async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_it
     assert "nothing_relevant" not in zh and store["new"] in zh["ids"], zh
     unstored = await recall.retrieve("a", "What is our SOC 2 audit date this year?", as_of=NOW, format="prompt")
     assert unstored["time_window"] is not None and unstored["nothing_relevant"] and unstored["ids"] == [], unstored
+    # nor a question for an amount that no note written then names, and no date gives (asks.UNDATED)
+    spent = await recall.retrieve("a", "How much did we spend last week?", as_of=NOW, format="prompt")
+    assert spent["time_window"] is not None and spent["nothing_relevant"] and spent["ids"] == [], spent
+    noted = await recall.retrieve("a", "What did I note last week?", as_of=NOW, format="prompt")
+    assert "nothing_relevant" not in noted and store["zh"] in noted["ids"], noted
 
 
 async def test_a_word_a_memory_holds_only_as_part_of_a_phrase_is_one_never_stored(memories, recall):

@@ -4,7 +4,9 @@ the evidence the way it reads."""
 
 from __future__ import annotations
 
-from hindsight.rules import relevance
+import pytest
+
+from hindsight.rules import asks, relevance
 from hindsight.rules.changes import subject_words
 
 
@@ -78,8 +80,27 @@ def test_an_answer_none_of_whose_first_hits_holds_the_asked_value_says_nothing()
     sure = max(relevance.RELEVANT_AT * 3, 0.9)
     assert relevance.says_nothing(sure, named=False, names_a_time=False, lacking=True)
     assert not relevance.says_nothing(sure, named=False, names_a_time=False, lacking=False)
-    # a question that names a time is answered by what was written then, lacking or not
+    # a question that names a time is answered by what was written then, lacking or not ...
     assert not relevance.says_nothing(sure, named=False, names_a_time=True, lacking=True)
+    # ... unless no date gives the kind asked for: "周末值班有多少补贴？" over this weekend's notes
+    assert relevance.says_nothing(sure, named=False, names_a_time=True, lacking=True, undated=True)
+    assert not relevance.says_nothing(sure, named=False, names_a_time=True, lacking=False, undated=True)
+
+
+@pytest.mark.parametrize(
+    "question, undated",
+    [
+        ("周末值班有多少补贴？", True),  # money: only a text says how much
+        ("How often did the backup run last week?", True),
+        ("Which Go version did we move to last month?", True),
+        ("What time did we deploy yesterday?", False),  # when the note was written says it
+        ("How many MRs did I merge last week?", False),  # the notes, counted
+        ("上周的故障持续了多久？", False),  # two notes' times can say it
+        ("What did we work on yesterday?", False),  # asks for no kind
+    ],
+)
+def test_a_kind_no_date_gives(question, undated):
+    assert (asks.asked_kind(question) in asks.UNDATED) is undated
 
 
 def test_a_translation_counts_its_covered_words_across_scripts():
