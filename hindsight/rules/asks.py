@@ -28,10 +28,10 @@ DURATION, VERSION = "duration", "version"
 # 12 % how long, 8 % a time of day, none an amount of money — and 58 % hold some number.
 TELLING = frozenset({MONEY, FREQUENCY, TIME, DURATION})
 # The kinds no memory's date can give: "What time did we deploy yesterday?" is answered by when
-# the note was written, "How many MRs did I merge last week?" by counting the notes, "How long
-# did the migration take?" by two of them; how much, how often and which version only by a text
-# that says so (rules.relevance.says_nothing).
-UNDATED = frozenset({MONEY, FREQUENCY, VERSION})
+# the note was written, "How many MRs did I merge last week?" and "How often did we deploy last
+# week?" by counting the notes, "How long did the migration take?" by two of them; how much and
+# which version only by a text that says so (rules.relevance.says_nothing).
+UNDATED = frozenset({MONEY, VERSION})
 
 # English: a quantity asked outright, or the noun the question's "which/what" phrase asks for
 # ("Which Go version is…", "What is the monthly cost of…"); a noun only mentioned ("How do I

@@ -155,7 +155,7 @@ def says_nothing(
     often in few other words ("What did we work on yesterday?"): what was written then is its
     answer, whatever the verdict — unless it also names something no memory holds ("our SOC 2
     audit date this year"), which nothing written then, or ever, answers; or it asks for a kind
-    of value no date gives (`undated`: an amount of money, how often, a version; rules.asks
+    of value no date gives (`undated`: an amount of money, a version; rules.asks
     UNDATED) and none of its first hits holds one: "周末值班有多少补贴？" (the weekend on-call
     allowance) is not answered by the notes on this weekend's on-call, which name no amount."""
     if names_a_time and not named and not (lacking and undated):
