@@ -66,6 +66,7 @@ def judge(
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
     pointed_at = deixis.open_project(query, open_projects)  # "this repo": the open project is a word it asks about
     asked, pointer = deixis.without_pointer(query) if pointed_at else (query, "")
+    of = asks.version_of(asked) if kind == asks.VERSION else None  # "Which Postgres version…": Postgres's
     question = subject_words(asked, translate)
     query_cjk = cjk_share(query) >= CJK_TEXT
     unknown = [w for w in words.unknown if not _said_in(w, time_words) and not _said_in(w, pointer)]
@@ -86,7 +87,7 @@ def judge(
             first=1.0 / rank,
             project=_project(hit.get("project"), open_projects),
             named=named,
-            lacks=not asks.holds(kind, text),
+            lacks=not asks.holds(kind, text, of),
         )
         return relevance.probability(evidence), evidence
 

@@ -2,7 +2,8 @@
 
 A question that asks how much something costs is answered by a text that names an amount of
 money; one that asks for a version, by a text that holds one ("Go 1.24", "SDK 53", "v14": not
-just any number — "only one emulator" names no version); one that asks for a count, a port or
+just any number — "only one emulator" names no version), of the thing it names when it names one
+("Which Postgres version…" is not answered by "courier is on Go 1.24"); one that asks for a count, a port or
 a rate, by a text that holds a number; one that asks how often, by a text that says how often
 ("weekly", "every 15 minutes", 每天); one that asks what time, by a text that holds a time;
 one that asks how long something takes or lasts, by a text that holds a span of time ("150
@@ -19,7 +20,10 @@ no kind.
 
 from __future__ import annotations
 
+import bisect
 import re
+
+from .text import ascii_lower
 
 MONEY, FREQUENCY, TIME, NUMBER = "money", "frequency", "time", "number"
 DURATION, VERSION = "duration", "version"
@@ -181,8 +185,71 @@ def asked_kind(question: str) -> str | None:
     return next((kind for kind, nouns in _EN_NOUNS.items() if words & nouns), None)
 
 
-def holds(kind: str | None, text: str) -> bool:
-    """Whether `text` holds a value of `kind` (always, for a question that asks for none)."""
+def holds(kind: str | None, text: str, of: str | None = None) -> bool:
+    """Whether `text` holds a value of `kind` (always, for a question that asks for none); a
+    version, of `of` when the question names what it asks the version of (`version_of`)."""
     if kind is None:
         return True
+    if kind == VERSION and of:
+        return _version_after(of, text)
     return bool(_HOLDS[kind].search(text))
+
+
+# What a question asks the version of: a name in Latin script — "Which Postgres version …" (the
+# word before "version"), "What version of Postgres …", 哪个版本的 Postgres, "courier 的 Go 版本" (the
+# nearest such word before 版本 in its clause). A version of something else does not answer it:
+# the note that courier is on Go 1.24 says nothing of which Postgres stores courier's orders.
+_OF_EN = re.compile(r"(?i)\bversions?\s+of\s+(?:the\s+)?([a-z][\w.+-]*+)")
+_OF_ZH = re.compile(r"版本的\s*([A-Za-z][\w.+-]*+)")
+_BEFORE_EN = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*+)\s+(?i:versions?)\b")
+_BEFORE_ZH = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*+)[^A-Za-z，。？?！!；;\n]{0,12}?版本")
+_NOT_A_NAME = frozenset(
+    "which what whose the a an this that its our their your my his her new old latest current minimum min maximum"
+    " max exact same right wrong other next last first".split()
+)
+_VERSION_NEAR = 40  # characters after the name in which its version stands ("Airflow upgraded from 2.8.4")
+_NUMBER_RIGHT_AFTER = re.compile(r"[\s:@=_/-]{0,2}v?\d")  # "React 19", "SDK 53", "python3.11", "spark:3.5.1"
+_WORD_CHAR = re.compile(r"\w")
+
+
+def version_of(question: str) -> str | None:
+    """The name a question asks the version of (in lower case), or None when it names none (then
+    any version answers it: "Which version are we on?")."""
+    for pattern in (_OF_ZH, _OF_EN):
+        m = pattern.search(question)
+        if m and (name := _name(m.group(1))):
+            return name
+    for pattern in (_BEFORE_EN, _BEFORE_ZH):
+        for m in pattern.finditer(question):
+            if name := _name(m.group(1)):
+                return name
+    return None
+
+
+def _name(word: str) -> str | None:
+    word = word.rstrip(".+-").lower()
+    return word if len(word) >= 2 and word not in _NOT_A_NAME else None
+
+
+def _version_after(name: str, text: str) -> bool:
+    """Whether `text` names `name` (as a word of its own, a digit may follow: "go1.23") with a
+    version right after it or within _VERSION_NEAR characters of the same line: "Go 1.24",
+    "eta-gbm version 14", "Airflow upgraded from 2.8.4 to 2.10.3". The name is found with
+    str.find and the text's versions are read once: linear, whatever the text ("go go go …")."""
+    low = ascii_lower(text)
+    versions: list[int] | None = None  # where each version in the text starts, read when first needed
+    at = low.find(name)
+    while at != -1:
+        end = at + len(name)
+        if not (at and _WORD_CHAR.match(low, at - 1)) and not (end < len(low) and low[end].isalpha()):
+            if _NUMBER_RIGHT_AFTER.match(low, end, end + 4):
+                return True
+            if versions is None:
+                versions = [m.start() for m in _VERSION.finditer(low)]
+            near = min(len(low), end + _VERSION_NEAR)
+            line = low.find("\n", end, near)
+            first = bisect.bisect_left(versions, end)
+            if first < len(versions) and versions[first] < (near if line == -1 else line):
+                return True
+        at = low.find(name, at + 1)
+    return False

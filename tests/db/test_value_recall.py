@@ -32,3 +32,25 @@ async def test_a_question_that_asks_how_often_finds_the_memory_that_says_how_oft
     plain = await recall.retrieve("a", "feature_push 推特征之前检查什么？", as_of=NOW)
     assert plain["memories"][0]["id"] != schedule["id"]
     assert not any("value" in m["score_parts"] for m in plain["memories"])
+
+
+async def test_a_version_of_something_else_does_not_answer_which_version(memories, recall):
+    """ "Which Postgres version does courier store its orders in?" asks the version of Postgres:
+    the notes that courier is on Go 1.24 and that its orders live in Postgres hold a version and
+    the name, but not the one next to the other (rules.asks.version_of)."""
+    for text in (
+        "courier is on Go 1.24 now (go.mod `go 1.24.0`, CI image golang:1.24-bookworm).",
+        "courier keeps its orders in Postgres; the schema lives in migrations/ and sqlc writes the queries.",
+        "basket 3.5 开始调用 courier 的 /v2/eta，旧的 /v1/eta 要等 3.5 以前的版本下线后才能删。",
+    ):
+        await memories.store("a", text, memory_type="semantic", created_at=NOW - timedelta(days=5))
+    for question in (
+        "Which Postgres version does courier store its orders in?",
+        "courier 的订单存在哪个版本的 Postgres 里？",
+    ):
+        asked = await recall.retrieve("a", question, as_of=NOW, top_k=10)
+        assert all(m["evidence"]["lacks"] == 1.0 for m in asked["memories"]), asked["memories"]
+        assert asked["nothing_relevant"], asked
+    go = await recall.retrieve("a", "Which Go version is courier on?", as_of=NOW)
+    assert "nothing_relevant" not in go and "Go 1.24" in go["memories"][0]["content"], go
+    assert go["memories"][0]["evidence"]["lacks"] == 0.0

@@ -111,6 +111,39 @@ def test_a_text_holds_the_kind_of_value_asked_for():
     assert not asks.holds(asks.DURATION, "as and ad, s3://bucket on 2026-05-14")
 
 
+@pytest.mark.parametrize(
+    "question, name",
+    [
+        ("Which Postgres version does the courier service store its orders in?", "postgres"),
+        ("Which Expo SDK and React Native version is basket on?", "native"),  # the word before "version"
+        ("Which eta-gbm version serves in Production now?", "eta-gbm"),
+        ("What version of the Go toolchain do we use?", "go"),
+        ("courier 的订单存在哪个版本的 Postgres 里？", "postgres"),
+        ("上个月 courier 的 Go 版本升到了多少？", "go"),  # the nearest name before 版本
+        ("EKS 集群的 Kubernetes 是哪个版本？", "kubernetes"),
+        ("Which version are we on?", None),  # names nothing: any version answers
+        ("What is the latest version?", None),
+        ("现在用的是哪个版本？", None),
+    ],
+)
+def test_what_a_question_asks_the_version_of(question, name):
+    assert asks.version_of(question) == name
+
+
+def test_a_version_answers_only_of_the_thing_asked():
+    assert asks.holds(asks.VERSION, "courier moved to Go 1.23 (go.mod `go 1.23.0`)", "go")
+    assert asks.holds(asks.VERSION, "Airflow upgraded from 2.8.4 to 2.10.3 (helm chart 1.15)", "airflow")
+    assert asks.holds(asks.VERSION, "Hana 把 eta-gbm v14 切到 Production", "eta-gbm")
+    assert asks.holds(asks.VERSION, "the image is built FROM python3.11-slim", "python")
+    # a version of something else, or the name with no version near it
+    assert not asks.holds(asks.VERSION, "courier is on Go 1.24 now", "postgres")
+    assert not asks.holds(asks.VERSION, "image registry.pantry.io/data/spark:3.5.1-iceberg1.5", "python")
+    assert not asks.holds(asks.VERSION, "courier is the Go service behind delivery ETAs: HTTP on :8080", "go")
+    assert not asks.holds(asks.VERSION, 'service "nessie" depends on "postgres-nessie"', "postgres")
+    assert not asks.holds(asks.VERSION, "we use Django.\n\nUpgraded Celery to 5.4 last week", "django")
+    assert asks.holds(asks.VERSION, "courier is on Go 1.24 now")  # named nothing: any version
+
+
 def test_a_digit_inside_a_name_is_not_a_number():
     assert not asks.holds(asks.NUMBER, "connect to redis-feat-01 with client tag adhoc")
     assert not asks.holds(asks.NUMBER, "invalid apiVersion client.authentication.k8s.io/v1alpha1")
@@ -130,7 +163,9 @@ def test_32_kb_of_one_character_is_read_once(text):
     must not take the regex engine down every way of splitting it (each case here would
     take hours with nested repeats)."""
     asks.asked_kind(text)
+    asks.version_of(text)
     assert [asks.holds(kind, text) for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME)] == [False] * 3
+    asks.holds(asks.VERSION, text, text[:2])
 
 
 def _ranked(*cands, weights=None):

@@ -69,6 +69,8 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "asks_what_happened": lambda s: recap.asks_what_happened(s, "last week"),
     "asks_about_trouble": trouble.asks_about_trouble,
     "asked_kind": asks.asked_kind,
+    "version_of": asks.version_of,
+    "holds_a_version_of": lambda s: asks.holds(asks.VERSION, s, s[:2].lower() or "go"),
     "holds_a_value": lambda s: [
         asks.holds(kind, s)
         for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME, asks.NUMBER, asks.DURATION, asks.VERSION)
