@@ -128,6 +128,9 @@ def _project(project: str | None, open_projects: Sequence[str]) -> int:
     return 1 if project in open_projects else -1
 
 
-def nothing_relevant(verdict: Verdict, names_a_time: bool) -> bool:
-    """Whether the answer says nothing relevant is remembered (rules.relevance.says_nothing)."""
+def nothing_relevant(verdict: Verdict, window: Any = None, recap: bool = False) -> bool:
+    """Whether the answer says nothing relevant is remembered (rules.relevance.says_nothing);
+    `window`: the time the question names, if any (timeparse.Window), which selects what was
+    written then only if it is narrow or the question asks what happened in it (rules.relevance.narrows)."""
+    names_a_time = window is not None and relevance.narrows((window.end - window.start).days, recap)
     return relevance.says_nothing(verdict.anything, verdict.named, names_a_time, verdict.lacking, verdict.undated)

@@ -109,7 +109,7 @@ class Recall:
         hits = hits[: max(req.top_k, JUDGED)]  # the verdict reads the first JUDGED, whatever top_k asks
         cosines, said, lent = [c for c, _ in found.cosines.values()], window.matched if window else "", ranked.lent()
         verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects, said, lent, req.asks_for)
-        abstain, hits = nothing_relevant(verdict, names_a_time=window is not None), hits[: req.top_k]
+        abstain, hits = nothing_relevant(verdict, window, req.recap), hits[: req.top_k]
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(
                 req.agent_id, [h["id"] for h in hits if h["agent_id"] == req.agent_id], datetime.now(timezone.utc)

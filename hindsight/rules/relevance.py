@@ -163,6 +163,18 @@ def says_nothing(
     return lacking or anything < RELEVANT_AT
 
 
+NARROW_DAYS = 93  # a time the question names selects what was written then if it spans at most a quarter ...
+
+
+def narrows(days: int, recap: bool) -> bool:
+    """Whether the time a question names selects what was written then (says_nothing's
+    `names_a_time`): a day, a week, a month or a quarter does; "this year" spans about every
+    memory an agent has, so "Where is the team offsite this year?" is asked of all of them and
+    answered only by what its words find — unless the question asks what happened then ("What
+    did we ship this year?", rules.recap), which every memory of the year answers."""
+    return recap or days <= NARROW_DAYS
+
+
 def lacking(lacks: Sequence[bool]) -> bool:
     """Whether the question asks for a kind of value (rules.asks: an amount, a number, a
     duration, how often, a time of day) and none of the answer's first LACKING_TOP hits holds

@@ -71,6 +71,12 @@ async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_th
     assert spent["time_window"] is not None and spent["nothing_relevant"] and spent["ids"] == [], spent
     noted = await recall.retrieve("a", "What did I note last week?", as_of=NOW, format="prompt")
     assert "nothing_relevant" not in noted and store["zh"] in noted["ids"], noted
+    # a year spans every note: it selects nothing for a question that asks about something else ...
+    offsite = await recall.retrieve("a", "Where is the team offsite this year?", as_of=NOW, format="prompt")
+    assert offsite["time_window"] is not None and offsite["nothing_relevant"] and offsite["ids"] == [], offsite
+    # ... and all of them for one that asks what happened then (rules.recap)
+    year = await recall.retrieve("a", "What did we change this year?", as_of=NOW, format="prompt")
+    assert "nothing_relevant" not in year and store["new"] in year["ids"], year
 
 
 async def test_a_word_a_memory_holds_only_as_part_of_a_phrase_is_one_never_stored(memories, recall):

@@ -87,6 +87,12 @@ def test_an_answer_none_of_whose_first_hits_holds_the_asked_value_says_nothing()
     assert not relevance.says_nothing(sure, named=False, names_a_time=True, lacking=False, undated=True)
 
 
+def test_a_year_selects_nothing_unless_the_question_asks_what_happened_then():
+    assert relevance.narrows(1, recap=False) and relevance.narrows(31, recap=False) and relevance.narrows(92, False)
+    assert not relevance.narrows(365, recap=False)  # "Where is the team offsite this year?"
+    assert relevance.narrows(365, recap=True)  # "What did we ship this year?"
+
+
 @pytest.mark.parametrize(
     "question, undated",
     [
