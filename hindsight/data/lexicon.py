@@ -73,8 +73,8 @@ def cache_file(source: Path) -> Path:
 
 def _read(path: Path) -> bilingual.Lexicon | None:
     try:
-        zh_en, en_zh, zh_one = marshal.loads(path.read_bytes())
-        return bilingual.Lexicon(zh_en, en_zh, zh_one)
+        zh_en, en_zh, zh_one, unglossed = marshal.loads(path.read_bytes())
+        return bilingual.Lexicon(zh_en, en_zh, zh_one, unglossed)
     except FileNotFoundError:
         return None
     except (OSError, ValueError, EOFError, TypeError) as exc:
@@ -86,7 +86,7 @@ def _keep(lexicon: bilingual.Lexicon, path: Path) -> bilingual.Lexicon:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".lexicon-", delete=False) as out:
-            out.write(marshal.dumps((lexicon.zh_en, lexicon.en_zh, lexicon.zh_one)))
+            out.write(marshal.dumps((lexicon.zh_en, lexicon.en_zh, lexicon.zh_one, lexicon.unglossed)))
         os.replace(out.name, path)  # whole or not at all, even with two processes at once
         for old in path.parent.glob("lexicon-*.marshal"):  # built by other rules or another Python
             if old != path:

@@ -104,9 +104,9 @@ def judge(
             for name, value in zip(relevance.NAMES, evidence.vector())
         }
     if time_words:  # such an answer abstains only if the question names something (relevance.says_nothing):
-        # there a Chinese word counts where the lexicon knows it, not what the segmenter leaves (改了, 有没有)
-        zh = lexicon.zh_en if lexicon is not None else {}
-        named = relevance.names_unknown(query, [w for w in unknown if not CJK.search(w) or w in zh])
+        # there a Chinese word counts where the dictionary has it (出差), not what the segmenter leaves (改了, 升到)
+        words = [w for w in unknown if not CJK.search(w) or (_has(lexicon, w) and w not in relevance.QUESTION_WORDS_ZH)]
+        named = relevance.names_unknown(query, words)
     anything = relevance.question_probability(relevance.question_vector(judged[:JUDGED]))
     lacking = relevance.lacking([evidence.lacks for _, evidence in judged])
     return Verdict(anything, named, lacking, kind in asks.UNDATED)
@@ -120,6 +120,10 @@ def _said_in(word: str, words: str) -> bool:
     if CJK.search(word):
         return word in words
     return word.lower() in words.lower().split()
+
+
+def _has(lexicon: Any, word: str) -> bool:
+    return lexicon is not None and lexicon.has(word)
 
 
 def _project(project: str | None, open_projects: Sequence[str]) -> int:

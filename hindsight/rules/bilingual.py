@@ -53,9 +53,15 @@ class Lexicon:
     zh_en: dict[str, tuple[str, ...]]  # simplified Chinese word -> English words
     en_zh: dict[str, tuple[str, ...]]  # English word (lower case) -> Chinese words
     zh_one: dict[str, tuple[str, ...]]  # simplified Chinese word -> its glosses of one content word each
+    unglossed: frozenset[str] = frozenset()  # the dictionary's Chinese words with no usable gloss (出差)
 
     def __len__(self) -> int:
         return len(self.zh_en)
+
+    def has(self, word: str) -> bool:
+        """Whether the dictionary has this Chinese word, glossed usably or not: 出差 ("to go on an
+        official or business trip") is a word, 升到 is what the segmenter left of a sentence."""
+        return word in self.zh_en or word in self.unglossed
 
     @cached_property
     def glosses(self) -> Callable[[list[str]], list[str]]:
@@ -99,6 +105,7 @@ def build(lines: Iterable[str]) -> Lexicon:
     """The three maps from CC-CEDICT lines (traditional simplified [pinyin] /gloss/…/)."""
     zh_en: dict[str, list[str]] = {}
     zh_one: dict[str, list[str]] = {}
+    headwords: set[str] = set()
     exact: dict[str, list[tuple[int, int, str]]] = {}  # English word -> (gloss position, glosses, Chinese)
     for line in lines:
         if line.startswith("#"):
@@ -109,6 +116,7 @@ def build(lines: Iterable[str]) -> Lexicon:
         simplified = m.group(2)
         if len(simplified) > MAX_ZH_CHARS or not CJK.search(simplified):
             continue
+        headwords.add(simplified)
         glosses = m.group(3).split("/")
         words = zh_en.setdefault(simplified, [])
         ones = zh_one.setdefault(simplified, [])
@@ -136,6 +144,7 @@ def build(lines: Iterable[str]) -> Lexicon:
         {k: tuple(v[:EN_PER_WORD]) for k, v in zh_en.items() if v},
         en_zh,
         {k: tuple(v[:EN_PER_WORD]) for k, v in zh_one.items() if v},
+        frozenset(w for w in headwords if not zh_en[w]),
     )
 
 
@@ -149,7 +158,10 @@ def ahead(first: Lexicon, lexicon: Lexicon) -> Lexicon:
             out[word] = tuple(dict.fromkeys((*glossed, *b.get(word, ()))))[:EN_PER_WORD]
         return out
 
-    return Lexicon(merged(first.zh_en, lexicon.zh_en), lexicon.en_zh, merged(first.zh_one, lexicon.zh_one))
+    zh_en, zh_one = merged(first.zh_en, lexicon.zh_en), merged(first.zh_one, lexicon.zh_one)
+    return Lexicon(
+        zh_en, lexicon.en_zh, zh_one, frozenset(w for w in first.unglossed | lexicon.unglossed if w not in zh_en)
+    )
 
 
 _LATIN = re.compile(r"[A-Za-z]+")

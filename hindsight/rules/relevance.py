@@ -244,6 +244,11 @@ def coverage(
 
 # Written in capitals, yet a common word, not a name: "Is it OK to run ...?"
 NOT_NAMES = frozenset({"ok", "okay"})
+# Dictionary words that ask or point, not name: where a Chinese word must be a dictionary word
+# to count as a name (a question that names a time: recall/judge.py), these still do not.
+QUESTION_WORDS_ZH = frozenset(
+    "哪些 哪儿 哪天 哪里 有没有 是不是 能不能 要不要 会不会 怎么办 怎么样 多少 多久 几个 这里 那里 这儿 那儿".split()
+)
 
 
 def names_unknown(question: str, unknown: Sequence[str]) -> bool:

@@ -66,6 +66,9 @@ async def test_a_question_that_names_a_time_gets_what_was_written_then_unless_th
     assert "nothing_relevant" not in zh and store["new"] in zh["ids"], zh
     unstored = await recall.retrieve("a", "What is our SOC 2 audit date this year?", as_of=NOW, format="prompt")
     assert unstored["time_window"] is not None and unstored["nothing_relevant"] and unstored["ids"] == [], unstored
+    # a dictionary word is a name however the dictionary glosses it (出差: "to go on a business trip")
+    trip = await recall.retrieve("a", "这周谁去出差了？", as_of=NOW, format="prompt")
+    assert trip["time_window"] is not None and trip["nothing_relevant"] and trip["ids"] == [], trip
     # nor a question for an amount that no note written then names, and no date gives (asks.UNDATED)
     spent = await recall.retrieve("a", "How much did we spend last week?", as_of=NOW, format="prompt")
     assert spent["time_window"] is not None and spent["nothing_relevant"] and spent["ids"] == [], spent

@@ -124,4 +124,12 @@ def test_words_put_ahead_gloss_a_chinese_word_first_and_leave_english_words_alon
             "提交 提交 [ti2 jiao1] /to submit/",
         ]
     )
-    assert both.zh_en == together.zh_en and both.zh_one == together.zh_one
+    assert both.zh_en == together.zh_en and both.zh_one == together.zh_one and both.unglossed == together.unglossed
+
+
+def test_the_lexicon_knows_every_word_the_dictionary_has_however_it_is_glossed():
+    """出差 is glossed by a description ("to go on an official or business trip"): no translation
+    for the keyword channel, yet a word, not a fragment the segmenter left (升到)."""
+    found = bilingual.build(["出差 出差 [chu1 chai1] /to go on an official or business trip/", "告警 告警 [-] /alert/"])
+    assert "出差" not in found.zh_en and found.unglossed == {"出差"} and found.has("出差") and found.has("告警")
+    assert lexicon.load().has("出差") and not lexicon.load().has("升到")

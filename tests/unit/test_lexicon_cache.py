@@ -24,6 +24,7 @@ def test_the_kept_lexicon_is_the_built_one(fresh, monkeypatch):
     monkeypatch.setattr(lexicon.bilingual, "build", lambda lines: pytest.fail("built again"))
     again = lexicon.load()
     assert again == built and again is not built and again.zh_en["测试"] == built.zh_en["测试"]
+    assert again.unglossed == built.unglossed and again.has("出差")
 
 
 def test_a_damaged_or_stale_kept_lexicon_is_built_again(fresh, monkeypatch):
