@@ -203,9 +203,13 @@ _OF_EN = re.compile(r"(?i)\bversions?\s+of\s+(?:the\s+)?([a-z][\w.+-]*+)")
 _OF_ZH = re.compile(r"版本的\s*([A-Za-z][\w.+-]*+)")
 _BEFORE_EN = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*+)\s+(?i:versions?)\b")
 _BEFORE_ZH = re.compile(r"(?<![\w.+-])([A-Za-z][\w.+-]*+)[^A-Za-z，。？?！!；;\n]{0,12}?版本")
+# Not a name but a word for a kind of thing: "What version of the app are we on?" asks for the app's
+# version, which a note may state without the word ("basket 3.8.0 submitted to both stores").
 _NOT_A_NAME = frozenset(
     "which what whose the a an this that its our their your my his her new old latest current minimum min maximum"
-    " max exact same right wrong other next last first".split()
+    " max exact same right wrong other next last first app apps application service api library lib package tool"
+    " client server model image product release build schema protocol plugin framework language database db os"
+    " platform system runtime engine driver version software it we they".split()
 )
 _VERSION_NEAR = 40  # characters after the name in which its version stands ("Airflow upgraded from 2.8.4")
 _NUMBER_RIGHT_AFTER = re.compile(r"[\s:@=_/-]{0,2}v?\d")  # "React 19", "SDK 53", "python3.11", "spark:3.5.1"

@@ -123,6 +123,7 @@ def test_a_text_holds_the_kind_of_value_asked_for():
         ("EKS 集群的 Kubernetes 是哪个版本？", "kubernetes"),
         ("Which version are we on?", None),  # names nothing: any version answers
         ("What is the latest version?", None),
+        ("What version of the app are we on?", None),  # a kind of thing: a note may not say "app"
         ("现在用的是哪个版本？", None),
     ],
 )
