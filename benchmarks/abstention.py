@@ -10,13 +10,13 @@ Loads the IDE benchmark's memories (as its runner does: live-like lines through
   for each file and for all, and the share for which an IDE hook would show nothing (its
   stricter floor, rules.injection.worth_showing). relevance_fit.py fits on half of the first
   two; the third to the sixth, each written before a change to the decision and never
-  fitted on, tell how it does on questions it has not seen (no_answer_questions_7.jsonl too);
+  fitted on, tell how it does on questions it has not seen (no_answer_questions_7.jsonl and _8 too);
 - the benchmark's own questions (as_of, tools, task type, session; the project as the open
   one, as roots would declare it): Hit@5 of the JSON answer, of the prompt block (a gold
   memory among the memories it shows) and of what a hook would show;
 - questions a memory does answer that neither the benchmark nor any fit has seen
-  (benchmarks/data/answerable_questions_1.jsonl, written with their gold memories before they
-  were first asked; `--answerable FILE` for others): how many are withheld (an empty block)
+  (benchmarks/data/answerable_questions_1.jsonl and _2, written with their gold memories before
+  they were first asked; `--answerable FILE` for others): how many are withheld (an empty block)
   and their Hit@5, so a decision that only fits the benchmark's own questions shows.
 `--dump FILE` writes each question's answer: its relevance, and each hit's.
 """
@@ -45,8 +45,12 @@ NO_ANSWER = (
     "no_answer_questions_5.jsonl",
     "no_answer_questions_6.jsonl",
     "no_answer_questions_7.jsonl",
+    "no_answer_questions_8.jsonl",
 )  # benchmarks/data
-ANSWERABLE = ("answerable_questions_1.jsonl",)  # benchmarks/data, gold as the benchmark's memory ids
+ANSWERABLE = (
+    "answerable_questions_1.jsonl",
+    "answerable_questions_2.jsonl",
+)  # benchmarks/data, gold as the benchmark's memory ids
 
 
 def load_bench(folder: Path):
