@@ -102,7 +102,8 @@ def single_word(gloss: str) -> str | None:
 
 
 def build(lines: Iterable[str]) -> Lexicon:
-    """The three maps from CC-CEDICT lines (traditional simplified [pinyin] /gloss/…/)."""
+    """The three maps from CC-CEDICT lines (traditional simplified [pinyin] /gloss/…/), and the
+    words among them with no usable gloss."""
     zh_en: dict[str, list[str]] = {}
     zh_one: dict[str, list[str]] = {}
     headwords: set[str] = set()
