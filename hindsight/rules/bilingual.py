@@ -106,7 +106,6 @@ def build(lines: Iterable[str]) -> Lexicon:
     words among them with no usable gloss."""
     zh_en: dict[str, list[str]] = {}
     zh_one: dict[str, list[str]] = {}
-    headwords: set[str] = set()
     exact: dict[str, list[tuple[int, int, str]]] = {}  # English word -> (gloss position, glosses, Chinese)
     for line in lines:
         if line.startswith("#"):
@@ -117,7 +116,6 @@ def build(lines: Iterable[str]) -> Lexicon:
         simplified = m.group(2)
         if len(simplified) > MAX_ZH_CHARS or not CJK.search(simplified):
             continue
-        headwords.add(simplified)
         glosses = m.group(3).split("/")
         words = zh_en.setdefault(simplified, [])
         ones = zh_one.setdefault(simplified, [])
@@ -145,7 +143,7 @@ def build(lines: Iterable[str]) -> Lexicon:
         {k: tuple(v[:EN_PER_WORD]) for k, v in zh_en.items() if v},
         en_zh,
         {k: tuple(v[:EN_PER_WORD]) for k, v in zh_one.items() if v},
-        frozenset(w for w in headwords if not zh_en[w]),
+        frozenset(w for w, glossed in zh_en.items() if not glossed),
     )
 
 
