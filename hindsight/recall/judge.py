@@ -8,7 +8,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..rules import asks, bilingual, deixis, relevance
+from ..data.lexicon import tool_kinds
+from ..rules import asks, bilingual, deixis, relevance, tools
 from ..rules.changes import subject_words
 from ..rules.text import CJK, cjk_share
 
@@ -67,7 +68,7 @@ def judge(
     pointed_at = deixis.open_project(query, open_projects)  # "this repo": the open project is a word it asks about
     asked, pointer = deixis.without_pointer(query) if pointed_at else (query, "")
     of = asks.version_of(asked) if kind == asks.VERSION else None  # "Which Postgres version…": Postgres's
-    question = subject_words(asked, translate)
+    question = _with_tools(query, subject_words(asked, translate))
     query_cjk = cjk_share(query) >= CJK_TEXT
     unknown = [w for w in words.unknown if not _said_in(w, time_words) and not _said_in(w, pointer)]
     named = relevance.names_unknown(query, unknown)
@@ -120,6 +121,17 @@ def _said_in(word: str, words: str) -> bool:
     if CJK.search(word):
         return word in words
     return word.lower() in words.lower().split()
+
+
+def _with_tools(query: str, question: tuple[frozenset[str], ...]) -> tuple[frozenset[str], ...]:
+    """The question's words, where it asks which tool of a kind ("Which linter …?"), with the
+    kind's tools and names among the forms of the word that names it (rules.tools): "Prefers ruff
+    over flake8." holds it. The notes' words are not widened so: "database" does not hold Postgres."""
+    kinds = tool_kinds().asked(query)
+    if not kinds:
+        return question
+    named = frozenset(tools.tools_of(kinds)) | {name for kind in kinds for name in kind.names}
+    return tuple(forms | named if tool_kinds().names(forms, kinds) else forms for forms in question)
 
 
 def _has(lexicon: Any, word: str) -> bool:

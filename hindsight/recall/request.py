@@ -8,9 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
+from ..data.lexicon import tool_kinds
 from ..errors import InvalidInput
 from ..rules import asks, deixis, scoring, trouble
 from ..rules import validate as v
+from ..rules.tools import Kind as ToolKind
 
 DEFAULT_MAX_TOKENS = 1000
 
@@ -69,6 +71,11 @@ class Request:
         """The kind of value the question asks for (rules.asks: money, a version, how often…),
         read without the words that point at the open project ("this repo"); once per request."""
         return asks.asked_kind(deixis.without_pointer(self.query)[0] if self.pointed_at else self.query)
+
+    @functools.cached_property
+    def asks_which(self) -> tuple[ToolKind, ...]:
+        """The kinds of tool the question asks which one of ("Which linter …?": rules.tools)."""
+        return tool_kinds().asked(self.query)
 
 
 def check(

@@ -18,7 +18,7 @@ from ..config import local_zone
 from ..data import lexicon
 from ..data.db import Reader
 from ..embedders.base import AsyncEmbedder
-from ..rules import bilingual, plans, recap, scoring, timeparse
+from ..rules import bilingual, plans, recap, scoring, timeparse, tools
 from ..rules.text import cjk_share, keyword_text, words_text
 from . import statement
 from .answer import answer
@@ -214,9 +214,8 @@ class Recall:
             """A statement, run in its turn (made up front, one left after a failure would warn)."""
             return functools.partial(self.db.fetch, name, *args)
 
-        channels = [
-            channel("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM, other, self.weights.translated)
-        ]
+        weighed = (other, self.weights.translated, " ".join(tools.tools_of(req.asks_which)), self.weights.tool_kind)
+        channels = [channel("channel_keyword", *filters, CANDIDATES, text, POSTINGS_PER_TERM, *weighed)]
         if req.include_shared:
             channels.append(channel("channel_shared_keyword", *filters, CANDIDATES, text))
         groups = bilingual.term_groups(bilingual.query_words(said), lexicon)

@@ -679,8 +679,9 @@ async def test_the_door_returns_typed_results_and_the_faces_json_is_the_tools(me
 
 async def test_the_keyword_channel_scores_okapi_bm25_from_the_agents_term_statistics(memories, db):
     """channel_keyword is Okapi BM25 (k1 1.2, b 0.75) over the agent's postings, a word of the
-    other language counted at its weight: its scores equal the formula computed here from the
-    same statistics (the statement computes each term's idf once, in float8)."""
+    other language and a tool of a kind asked each counted at its weight: its scores equal the
+    formula computed here from the same statistics (the statement computes each term's idf once,
+    in float8)."""
     from math import log
 
     from hindsight.recall.request import Filters
@@ -690,15 +691,17 @@ async def test_the_keyword_channel_scores_okapi_bm25_from_the_agents_term_statis
     await memories.store("a", "Backups of the orders database are checked, backups restored weekly", created_at=NOW)
     await memories.store("b", "Database backups of another agent do not count", created_at=NOW)
     text, other, weight = keyword_text("database backups nightly"), "editor", 0.5
+    tools, tool_weight = "restored backups", 2.0  # a tool of a kind asked, at its weight ("backups": the higher)
     filters = Filters("a", True, NOW + timedelta(minutes=1), None, None, None, None, None, 0.0)
-    got = await db.fetch("channel_keyword", *filters, 50, text, 1000, other, weight)
+    got = await db.fetch("channel_keyword", *filters, 50, text, 1000, other, weight, tools, tool_weight)
 
     async with db.pool.acquire() as conn:
         words = {
             r["lexeme"]: 1.0 for r in await conn.fetch("SELECT lexeme FROM unnest(to_tsvector('english', $1))", text)
         }
-        for r in await conn.fetch("SELECT lexeme FROM unnest(to_tsvector('english', $1))", other):
-            words[r["lexeme"]] = max(words.get(r["lexeme"], 0.0), weight)
+        for extra, counted in ((other, weight), (tools, tool_weight)):
+            for r in await conn.fetch("SELECT lexeme FROM unnest(to_tsvector('english', $1))", extra):
+                words[r["lexeme"]] = max(words.get(r["lexeme"], 0.0), counted)
         n, total = await conn.fetchrow("SELECT n_docs, total_len FROM agent_stats WHERE agent_id = 'a'")
         df = dict(
             await conn.fetch("SELECT term, df FROM term_stats WHERE agent_id = 'a' AND term = ANY($1)", list(words))

@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 import pytest
 from shapes import SHAPES
 
+from hindsight.data.lexicon import tool_kinds
 from hindsight.rules import (
     asks,
     bilingual,
@@ -35,6 +36,7 @@ from hindsight.rules import (
     speakers,
     text,
     timeparse,
+    tools,
     trouble,
 )
 from hindsight.rules import validate as v
@@ -71,6 +73,8 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "asked_kind": asks.asked_kind,
     "version_of": asks.version_of,
     "holds_a_version_of": lambda s: asks.holds(asks.VERSION, s, s[:2].lower() or "go"),
+    "tools.asked": lambda s: tool_kinds().asked(s),
+    "tools.named_in": lambda s: tools.named_in(s, tool_kinds().kinds),  # every kind's words at once
     "holds_a_value": lambda s: [
         asks.holds(kind, s)
         for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME, asks.NUMBER, asks.DURATION, asks.VERSION)
