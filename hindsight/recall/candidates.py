@@ -52,6 +52,7 @@ def candidate(row, req: Request, keyword_found: dict, window: timeparse.Window |
         low_trust="low_trust" in (row["flags"] or ()),
         in_window=in_window,
         recap=in_window and req.recap,
+        unfinished=req.unfinished and row["memory_type"] == "working",
         uses_tool=uses_tool,
         tool_failed=failed,
         same_session=same_session,

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from ..data.lexicon import tool_kinds
 from ..errors import InvalidInput
-from ..rules import asks, deixis, scoring, trouble
+from ..rules import asks, deixis, recap, scoring, trouble
 from ..rules import validate as v
 from ..rules.tools import Kind as ToolKind
 
@@ -71,6 +71,11 @@ class Request:
         """The kind of value the question asks for (rules.asks: money, a version, how often…),
         read without the words that point at the open project ("this repo"); once per request."""
         return asks.asked_kind(deixis.without_pointer(self.query)[0] if self.pointed_at else self.query)
+
+    @functools.cached_property
+    def unfinished(self) -> bool:
+        """Whether it asks what was being done and is not finished (rules.recap.asks_unfinished)."""
+        return recap.asks_unfinished(self.query)
 
     @functools.cached_property
     def asks_which(self) -> tuple[ToolKind, ...]:

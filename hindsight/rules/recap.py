@@ -62,3 +62,19 @@ def asks_what_happened(question: str, time_words: str) -> bool:
     english = [w for w in _EN_WORD.findall(rest) if w.lower() not in _EN_LIGHT and w.lower() not in time_words.lower()]
     chinese = sum(1 for c in rest if CJK.match(c) and c not in _ZH_LIGHT)
     return len(english) + math.ceil(chinese / 2) <= OTHER_WORDS
+
+
+# A question about work left unfinished: what the working layer (memory_type "working": a task's
+# scratch state, "Bisecting …, about 5 steps left") is for.
+_UNFINISHED = re.compile(
+    r"(?i)\bin\s+the\s+middle\s+of\b|\b(?:leave|left)\s+off\b|\bwhere\s+(?:was|were)\s+(?:i|we)\b"
+    r"|\bwhat\s+(?:was|am|were|are)\s+(?:i|we)\s+(?:doing|working\s+on|up\s+to|busy\s+with)\b"
+    r"|\b(?:unfinished|half[\s-](?:done|finished))\b|\bpick\s+(?:it|this|that|things)\s+(?:back\s+)?up\b"
+    r"|做到哪|进行到哪|在忙(?:什么|啥)|没做完|做了一半|手头(?:的|上)|正在做(?:什么|啥)"
+)
+
+
+def asks_unfinished(question: str) -> bool:
+    """Whether the question asks what was being done and is not finished ("What was I in the
+    middle of on basket?", "Where did I leave off?", 上次做到哪了？): the working layer answers it."""
+    return _UNFINISHED.search(question) is not None

@@ -15,10 +15,12 @@ an irrelevant one above a relevant one.
    than itself: "Prefers ruff over flake8." answers a question about granary's linter,
    which the memory it replaced described.
 2. Evidence multiplies relevance, so it scales with it:
-       s = rel · (1 + time + tools + session + trouble + value)
+       s = rel · (1 + time + unfinished + tools + session + trouble + value)
    time: inside the window the query names ("yesterday", "上周"), for candidates at least
    `time_floor` as relevant as the best one (every one, at `recap`, for a question that
-   asks what happened then: "What did I finish on Friday?", rules/recap.py); tools: the
+   asks what happened then: "What did I finish on Friday?", rules/recap.py); unfinished: a
+   working memory (a task's scratch state) for a question about work not finished ("Where did
+   I leave off?", 做到哪了, rules/recap.py); tools: the
    memory used a tool the caller is about to use (more if it failed with it: failures first
    among comparably relevant memories); session: the caller's session or task type; trouble: a record of a failure
    (its error, or an outcome of failure, failed, error or fixed) for a question about what
@@ -27,10 +29,9 @@ an irrelevant one above a relevant one.
    of day, an amount of money; rules/asks.py TELLING), for candidates at least `value_floor`
    as relevant as the best: "feature_push 每隔多久往 Redis 推一次特征？" is answered by the
    note that says "every 15 minutes", not by the nearer one on its freshness check — and
-   recall says nothing is relevant when none of its first hits holds such a value. A question
-   that asks which tool of a kind ("Which linter …?") counts the same way a memory that names
-   the kind or one of its tools (rules/tools.py: "Prefers ruff over flake8."), whose tools the
-   keyword channel also looks for, at `tool_kind` (2) of a query word.
+   recall says nothing is relevant when none of its first hits holds such a value. So counts,
+   for "Which linter …?", a memory naming a linter or a tool of the kind ("Prefers ruff over
+   flake8."; rules/tools.py), which BM25 also looks for, at `tool_kind` of a query word.
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
    (a reply often holds what its question asked); and a chat turn from the same speaker's
@@ -87,6 +88,7 @@ class Weights:
     time: float = 1.0  # boost inside the query's time window
     time_floor: float = 0.6  # ... for candidates at least this share of the best relevance
     recap: float = 2.0  # the boost inside it when the question asks what happened then (no floor)
+    unfinished: float = 0.5  # a working memory, for a question about unfinished work (rules.recap)
     tools: float = 0.2  # the memory used a tool the caller names
     tool_failure: float = 0.15  # ... and recorded a failure with it
     trouble: float = 0.3  # a record of a failure, for a question about one (rules.trouble)
@@ -128,6 +130,7 @@ class Candidate:
     low_trust: bool = False
     in_window: bool = False
     recap: bool = False  # ... and the question asks what happened then (rules.recap): no relevance floor
+    unfinished: bool = False  # a working memory, for a question about unfinished work (rules.recap)
     uses_tool: bool = False
     tool_failed: bool = False
     trouble: bool = False  # records a failure, and the question asks about one (rules.trouble)
@@ -198,6 +201,9 @@ def evidence(cands: Sequence[Candidate], w: Weights) -> None:
         if c.in_window and (c.recap or rel >= w.time_floor * best):
             boost += w.recap if c.recap else w.time
             c.parts["time"] = w.recap if c.recap else w.time
+        if c.unfinished:
+            boost += w.unfinished
+            c.parts["unfinished"] = w.unfinished
         if c.uses_tool:
             tools = w.tools + (w.tool_failure if c.tool_failed else 0.0)
             boost += tools

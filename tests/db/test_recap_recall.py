@@ -58,3 +58,29 @@ async def test_a_question_that_names_a_time_but_asks_something_else_keeps_the_re
     assert "recap" not in found["time_window"]
     relevant = {m["id"] for m in found["memories"] if m["relevant"]}
     assert old[0] in relevant and not relevant >= set(then)  # the release checklist leads
+
+
+async def test_a_question_about_unfinished_work_is_answered_by_the_working_layer(memories, recall):
+    """ "Where did I leave off on the EtaRange crash?" asks for a task's scratch state (memory_type
+    working), not the nearer note of what the crash was (rules.recap.asks_unfinished)."""
+    now = datetime.now(timezone.utc)
+    crash = await memories.store(
+        "a",
+        "Left the EtaRange crash on Android for now: a null arrival window from /v2/eta makes EtaRange throw.",
+        memory_type="episodic",
+        created_at=now - timedelta(hours=3),
+    )
+    scratch = await memories.store(
+        "a",
+        "Bisecting EtaRange: good at 3f1a2c9, bad at HEAD, about 5 steps left; keep the emulator open.",
+        memory_type="working",
+        created_at=now - timedelta(hours=2),
+    )
+    for text in OLD:  # the rest of what the agent remembers
+        await memories.store("a", text, memory_type="semantic", created_at=now - timedelta(days=30))
+    for question in ("Where did I leave off on the EtaRange crash?", "EtaRange 那个崩溃我上次做到哪了？"):
+        found = await recall.retrieve("a", question)
+        assert found["memories"][0]["id"] == scratch["id"], (question, found["memories"][:2])
+        assert "unfinished" in found["memories"][0]["score_parts"]
+    what = await recall.retrieve("a", "What makes EtaRange crash on Android?")
+    assert what["memories"][0]["id"] == crash["id"] and "unfinished" not in what["memories"][0]["score_parts"]

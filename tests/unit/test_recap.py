@@ -90,3 +90,40 @@ def test_the_hook_shows_what_was_written_then_for_a_recap_whatever_the_verdict()
     assert not injection.worth_showing(_answer(0.01, True), then, {"m1"}, None)  # shown in this session
     assert not injection.worth_showing(_answer(0.01, False), then, set(), None)  # not a recap: the verdict decides
     assert not injection.worth_showing({**_answer(0.01, True), "nothing_relevant": True}, then, set(), None)
+
+
+@pytest.mark.parametrize(
+    ("question", "unfinished"),
+    [
+        ("What was I in the middle of on basket this afternoon?", True),
+        ("Where did I leave off with the dbt-trino port?", True),
+        ("Where was I on the EtaRange crash?", True),
+        ("What am I working on in courier?", True),
+        ("Anything unfinished in granary?", True),
+        ("dbt-trino 的迁移上次做到哪了？", True),
+        ("我手头的事情进行到哪一步了？", True),
+        ("What did I finish on Friday?", False),  # finished work
+        ("Where does courier keep its secrets?", False),
+        ("这周在做的 courier 重构是谁提的？", False),
+    ],
+)
+def test_a_question_about_unfinished_work(question, unfinished):
+    assert recap.asks_unfinished(question) is unfinished
+
+
+def test_a_working_memory_leads_for_a_question_about_unfinished_work():
+    """The working layer holds a task's scratch state: for "What was I in the middle of?" it
+    counts `unfinished` over an equally relevant note of what was done."""
+    filler = [Candidate(f"f{i}", similarity=0.78 + 0.002 * i, keyword=0.5) for i in range(5)]
+    done = dict(similarity=0.86, keyword=3.0, memory_type="episodic")
+    scratch = dict(similarity=0.85, keyword=3.0, memory_type="working")
+    asked = scoring.rank(
+        [Candidate("done", **done), Candidate("scratch", **scratch, unfinished=True), *filler],
+        query_cjk=0.0,
+        similar=lambda a, b: 0,
+    )
+    assert asked[0].id == "scratch" and asked[0].parts["unfinished"] == scoring.Weights().unfinished
+    plain = scoring.rank(
+        [Candidate("done", **done), Candidate("scratch", **scratch), *filler], query_cjk=0.0, similar=lambda a, b: 0
+    )
+    assert plain[0].id == "done" and "unfinished" not in plain[1].parts
