@@ -91,6 +91,8 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
         recap = p["time"] == W.recap and W.recap != W.time
         said = " (it asks what happened then: every memory written then)" if recap else ""
         lines.append(("time", p["time"], f"boost: inside the time the query names{said}"))
+    if "unfinished" in p:
+        lines.append(("unfinished", p["unfinished"], "boost: a working memory, for a question about unfinished work"))
     if "tools" in p:
         lines.append(("tools", p["tools"], "boost: used a tool you named (more when it failed with it)"))
     if "session" in p:
@@ -99,7 +101,12 @@ def score_lines(hit: dict[str, Any]) -> list[tuple[str, float, str]]:
         lines.append(("trouble", p["trouble"], "boost: records a failure, for a question about one"))
     if "value" in p:
         lines.append(
-            ("value", p["value"], "boost: holds the kind of value the question asks for (how often, how long…)")
+            (
+                "value",
+                p["value"],
+                "boost: holds the kind of value the question asks for (how often, how long…),"
+                " or names a tool of the kind it asks which one of",
+            )
         )
     if "context" in p:
         lines.append(
@@ -126,7 +133,7 @@ PRIORS = {  # score parts that multiply the score after the context step (rules/
 def formula(hit: dict[str, Any]) -> str:
     """How the parts became the score, with this hit's numbers."""
     p = hit.get("score_parts", {})
-    boosts = [k for k in ("time", "tools", "trouble", "value", "session") if k in p]
+    boosts = [k for k in ("time", "unfinished", "tools", "trouble", "value", "session") if k in p]
     text = f"score {hit.get('score', 0):.3f} ≈ relevance {p.get('relevance', 0):.3f}"
     if boosts:
         text += " × (1 + " + " + ".join(f"{k} {p[k]:g}" for k in boosts) + ")"

@@ -92,6 +92,7 @@ EVERY_PART = {
         "keyword": 0,
         "relevance": 0,
         "time": 0,
+        "unfinished": 0,
         "tools": 0,
         "session": 0,
         "trouble": 0,

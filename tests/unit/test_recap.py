@@ -127,3 +127,12 @@ def test_a_working_memory_leads_for_a_question_about_unfinished_work():
         [Candidate("done", **done), Candidate("scratch", **scratch), *filler], query_cjk=0.0, similar=lambda a, b: 0
     )
     assert plain[0].id == "done" and "unfinished" not in plain[1].parts
+
+
+def test_the_page_explains_the_unfinished_boost():
+    """The search page's explanation names every boost recall reports (hindsight/ui/explain.py)."""
+    from hindsight.ui import explain
+
+    hit = {"score": 1.2, "score_parts": {"dense": 1.0, "keyword": 0.5, "relevance": 0.8, "unfinished": 0.5}}
+    assert "unfinished" in [part for part, _, _ in explain.score_lines(hit)]
+    assert "× (1 + unfinished 0.5)" in explain.formula(hit)
