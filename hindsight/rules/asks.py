@@ -7,7 +7,8 @@ just any number — "only one emulator" names no version), of the thing it names
 a rate, by a text that holds a number; one that asks how often, by a text that says how often
 ("weekly", "every 15 minutes", 每天); one that asks what time, by a text that holds a time;
 one that asks how long something takes or lasts, by a text that holds a span of time ("150
-ms", "about 40 minutes", 5 个小时). A memory about the right thing that holds no such value
+ms", "about 40 minutes", 5 个小时); one that asks which chat channel (哪个频道), by a text that
+names one ("#plat-alerts"). A memory about the right thing that holds no such value
 does not answer the question, however close it is in meaning: "What is the monthly cost of
 the Redis cluster?" is not answered by the note on the cluster's shards.
 
@@ -26,11 +27,11 @@ import re
 from .text import ascii_lower
 
 MONEY, FREQUENCY, TIME, NUMBER = "money", "frequency", "time", "number"
-DURATION, VERSION = "duration", "version"
+DURATION, VERSION, CHANNEL = "duration", "version", "channel"
 # The kinds few texts hold, so that holding one sets a memory apart from its neighbours (ranking
 # reads it: rules.scoring's `value`): of the IDE benchmark's 260 memories, 18 % say how often,
 # 12 % how long, 8 % a time of day, none an amount of money — and 58 % hold some number.
-TELLING = frozenset({MONEY, FREQUENCY, TIME, DURATION})
+TELLING = frozenset({MONEY, FREQUENCY, TIME, DURATION, CHANNEL})
 # The kinds no memory's date can give: "What time did we deploy yesterday?" is answered by when
 # the note was written, "How many MRs did I merge last week?" and "How often did we deploy last
 # week?" by counting the notes, "How long did the migration take?" by two of them; how much and
@@ -77,6 +78,7 @@ _EN_NOUNS = {
     MONEY: {"cost", "costs", "price", "prices", "budget", "bill", "fee", "fees", "salary", "compensation", "spend"},
     TIME: {"time", "hour"},
     FREQUENCY: {"frequency", "interval"},
+    CHANNEL: {"channel", "channels"},
     NUMBER: set("port rate ratio percentage size limit number count amount capacity quota timeout retention".split()),
 }
 # With no verb like "is" or "does" after it, the noun that ends the phrase right after the
@@ -105,6 +107,8 @@ _ZH = (
         ),
     ),
     (TIME, re.compile(r"几点")),
+    # which chat channel: 发到哪个频道, 在什么群里
+    (CHANNEL, re.compile(r"(?:哪个|哪一个|什么)(?:频道|群)|频道是")),
     # which version: 哪个版本, 版本号, 版本升到了多少
     (VERSION, re.compile(r"(?:哪个|哪一个|哪一|什么)版本|版本号|版本[^，。？?]{0,6}?(?:多少|几|哪)")),
     # 几天前, 几个月前, 这几天, 最近几周 name a time: they ask for no number; 几次, 多少次 a count of what happened;
@@ -156,6 +160,8 @@ _VERSION = re.compile(
     r"|(?i:\b(?:version|sdk|api\s+level|minsdk|targetsdk|python|go|node|java|ios|android|react|postgres|postgresql)\s?v?\d+)"
     r"|版本\s?v?\d+|(?<![\d.])\d+(?:\.\d+)*\s?版"
 )
+# A chat channel by its name: "#data-alerts", "#plat-alerts"; not "#123" (an issue), "C#", "# Heading".
+_CHANNEL = re.compile(r"(?<![\w&#])#[A-Za-z][\w.-]*")
 _HOLDS = {
     MONEY: _MONEY,
     FREQUENCY: _FREQUENCY,
@@ -163,6 +169,7 @@ _HOLDS = {
     NUMBER: _NUMBER,
     DURATION: _DURATION,
     VERSION: _VERSION,
+    CHANNEL: _CHANNEL,
 }
 
 

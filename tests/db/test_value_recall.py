@@ -54,3 +54,25 @@ async def test_a_version_of_something_else_does_not_answer_which_version(memorie
     go = await recall.retrieve("a", "Which Go version is courier on?", as_of=NOW)
     assert "nothing_relevant" not in go and "Go 1.24" in go["memories"][0]["content"], go
     assert go["memories"][0]["evidence"]["lacks"] == 0.0
+
+
+async def test_a_question_that_asks_which_channel_finds_the_note_that_names_one(memories, recall):
+    """ "这里出问题的时候告警发到哪个频道？" (which channel do alerts go to) is answered by the note that
+    names a channel (#plat-alerts), not by the nearer Chinese note on the dashboard that shows trouble."""
+    channel = await memories.store(
+        "a",
+        "courier alerting moved to PagerDuty: service courier-prod pages the platform on-call, "
+        "and the Slack channel is #plat-alerts.",
+        memory_type="semantic",
+        created_at=NOW - timedelta(days=12),
+    )
+    for text in (
+        "courier 的 Grafana 看板加了“特征缺失率”面板：超过 5% 一般说明 feature_push 出问题了，要告警。",
+        "courier 出问题的时候先看 Nomad 的 allocation 日志，再看 Grafana 的延迟面板。",
+        "The user prefers polars over pandas",
+    ):
+        await memories.store("a", text, memory_type="semantic", created_at=NOW - timedelta(days=5))
+    asked = await recall.retrieve("a", "courier 出问题的时候告警发到哪个频道？", as_of=NOW)
+    first = asked["memories"][0]
+    assert first["id"] == channel["id"] and "value" in first["score_parts"], asked["memories"][:2]
+    assert not asked.get("nothing_relevant")

@@ -47,6 +47,10 @@ from hindsight.rules.scoring import Candidate
         ("dbt docs 多久往 S3 上传一次？", asks.FREQUENCY),
         ("数据多久同步？", asks.FREQUENCY),
         ("今年夏天数据组来了几个实习生？", asks.NUMBER),
+        ("Which Slack channel do courier's alerts go to?", asks.CHANNEL),
+        ("What channel should I post the incident in?", asks.CHANNEL),
+        ("这里出问题的时候告警发到哪个频道？", asks.CHANNEL),
+        ("数据质量的告警在什么群里？", asks.CHANNEL),
     ],
 )
 def test_what_a_question_asks_for(question, kind):
@@ -94,6 +98,10 @@ def test_a_text_holds_the_kind_of_value_asked_for():
     assert asks.holds(asks.MONEY, "The Redis cluster costs about $1,200 a month")
     assert asks.holds(asks.MONEY, "S3 每个月大概 3000 元")
     assert not asks.holds(asks.MONEY, "redis-feat: three shards, redis-feat-01/02/03")
+    assert asks.holds(asks.CHANNEL, "courier pages the platform on-call; the Slack channel is #plat-alerts.")
+    assert asks.holds(asks.CHANNEL, "数据质量测试失败会发到 #data-alerts")
+    # an issue number, a language, a heading name no channel
+    assert not asks.holds(asks.CHANNEL, "fixed in #1423, the C# client, and a '# Runbook' heading")
     assert asks.holds(asks.FREQUENCY, "eta_train retrains weekly (Sunday 20:00 UTC)")
     assert asks.holds(asks.FREQUENCY, "Vault 每天凌晨备份")
     assert not asks.holds(asks.FREQUENCY, "Vault runs on Nomad behind an internal load balancer")

@@ -77,7 +77,7 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "tools.named_in": lambda s: tools.named_in(s, tool_kinds().kinds),  # every kind's words at once
     "holds_a_value": lambda s: [
         asks.holds(kind, s)
-        for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME, asks.NUMBER, asks.DURATION, asks.VERSION)
+        for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME, asks.NUMBER, asks.DURATION, asks.VERSION, asks.CHANNEL)
     ],
 }
 
