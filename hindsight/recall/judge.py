@@ -8,7 +8,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..data.lexicon import tool_kinds
 from ..rules import asks, bilingual, deixis, relevance, tools
 from ..rules.changes import subject_words
 from ..rules.text import CJK, cjk_share
@@ -56,6 +55,7 @@ def judge(
     time_words: str = "",
     lent: Mapping[tuple, tuple[float, str]] | None = None,
     kind: str | None = None,
+    which: Sequence[tools.Kind] = (),
 ) -> Verdict:
     """Set each hit's `relevance` (a probability) and the `evidence` behind it; return the
     verdict on the first JUDGED: how likely anything among them is relevant, and whether the
@@ -63,12 +63,13 @@ def judge(
     前天), which name nothing stored however they are written. `lent`: by (agent, id), the cosine
     and text of a memory the hit replaced and ranks by (rules.scoring.near): the hit is as
     relevant as that one would be, if more than on its own evidence. `kind`: the kind of value
-    the question asks for (rules.asks, read once by the request: Request.asks_for)."""
+    the question asks for (rules.asks, read once by the request: Request.asks_for); `which`: the
+    kinds of tool it asks which one of (rules.tools: Request.asks_which)."""
     translate = bilingual.glosses(lexicon) if lexicon is not None else None
     pointed_at = deixis.open_project(query, open_projects)  # "this repo": the open project is a word it asks about
     asked, pointer = deixis.without_pointer(query) if pointed_at else (query, "")
     of = asks.version_of(asked) if kind == asks.VERSION else None  # "Which Postgres version…": Postgres's
-    question = _with_tools(query, subject_words(asked, translate))
+    question = _with_tools(subject_words(asked, translate), which)
     query_cjk = cjk_share(query) >= CJK_TEXT
     unknown = [w for w in words.unknown if not _said_in(w, time_words) and not _said_in(w, pointer)]
     named = relevance.names_unknown(query, unknown)
@@ -123,15 +124,14 @@ def _said_in(word: str, words: str) -> bool:
     return word.lower() in words.lower().split()
 
 
-def _with_tools(query: str, question: tuple[frozenset[str], ...]) -> tuple[frozenset[str], ...]:
-    """The question's words, where it asks which tool of a kind ("Which linter …?"), with the
-    kind's tools and names among the forms of the word that names it (rules.tools): "Prefers ruff
+def _with_tools(question: tuple[frozenset[str], ...], which: Sequence[tools.Kind]) -> tuple[frozenset[str], ...]:
+    """The question's words, where it asks which tool of a kind (`which`: "Which linter …?"), with
+    the kind's tools and names among the forms of the word that names it (rules.tools): "Prefers ruff
     over flake8." holds it. The notes' words are not widened so: "database" does not hold Postgres."""
-    kinds = tool_kinds().asked(query)
-    if not kinds:
+    if not which:
         return question
-    named = frozenset(tools.tools_of(kinds)) | {name for kind in kinds for name in kind.names}
-    return tuple(forms | named if tool_kinds().names(forms, kinds) else forms for forms in question)
+    named = frozenset(tools.tools_of(which)) | {name for kind in which for name in kind.names}
+    return tuple(forms | named if tools.names(forms, which) else forms for forms in question)
 
 
 def _has(lexicon: Any, word: str) -> bool:

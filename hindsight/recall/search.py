@@ -108,7 +108,8 @@ class Recall:
             hits = await self.reranker.rerank(req.query, hits)
         hits = hits[: max(req.top_k, JUDGED)]  # the verdict reads the first JUDGED, whatever top_k asks
         cosines, said, lent = [c for c, _ in found.cosines.values()], window.matched if window else "", ranked.lent()
-        verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects, said, lent, req.asks_for)
+        asked = (req.asks_for, req.asks_which)  # the kind of value, the kinds of tool
+        verdict = judge(req.query, hits, cosines, found.words, self._words, req.open_projects, said, lent, *asked)
         abstain, hits = nothing_relevant(verdict, window, req.recap), hits[: req.top_k]
         if self.on_access and hits and not abstain:  # what was not relevant was not used
             self.on_access(

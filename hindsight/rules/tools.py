@@ -83,12 +83,13 @@ class ToolKinds:
             i += 1
         return out
 
-    def names(self, forms: Iterable[str], kinds: Iterable[Kind]) -> bool:
-        """Whether one question word's forms (itself, its inflections, its glosses) name one of
-        `kinds`: one of its one-word names, or both words of a two-word one (包管理器 → package
-        manager)."""
-        have = set(forms)
-        return any(all(part in have for part in name.split()) for kind in kinds for name in kind.names)
+
+def names(forms: Iterable[str], kinds: Iterable[Kind]) -> bool:
+    """Whether one question word's forms (itself, its inflections, its glosses) name one of
+    `kinds`: one of its one-word names, or both words of a two-word one (包管理器 → package
+    manager)."""
+    have = set(forms)
+    return any(all(part in have for part in name.split()) for kind in kinds for name in kind.names)
 
 
 def tools_of(kinds: Iterable[Kind]) -> list[str]:

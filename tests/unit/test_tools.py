@@ -61,9 +61,9 @@ def test_the_tools_of_a_kind_asked_and_the_texts_that_name_one():
 
 def test_a_question_word_names_a_kind_by_one_form_or_both_words_of_a_pair():
     kinds = tool_kinds().asked("Which package manager and which linter?")
-    assert tool_kinds().names({"linters", "linter"}, kinds)
-    assert tool_kinds().names({"包管理器", "package", "manager"}, kinds)  # its glosses say both words
-    assert not tool_kinds().names({"package", "packages"}, kinds)
+    assert tools.names({"linters", "linter"}, kinds)
+    assert tools.names({"包管理器", "package", "manager"}, kinds)  # its glosses say both words
+    assert not tools.names({"package", "packages"}, kinds)
 
 
 def test_the_kinds_file_parses_and_names_no_stop_word_as_a_tool():
