@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from ..data.lexicon import tool_kinds
 from ..errors import InvalidInput
-from ..rules import asks, deixis, recap, scoring, trouble
+from ..rules import asks, deixis, recap, scoring, tools, trouble
 from ..rules import validate as v
 from ..rules.tools import Kind as ToolKind
 
@@ -81,6 +81,12 @@ class Request:
     def asks_which(self) -> tuple[ToolKind, ...]:
         """The kinds of tool the question asks which one of ("Which linter …?": rules.tools)."""
         return tool_kinds().asked(self.query)
+
+    @functools.cached_property
+    def searched(self) -> str:
+        """What the keyword channel looks for: the question, less the names of the kinds of tool it
+        asks which one of, whose tools it looks for instead (rules.tools.without_names)."""
+        return tools.without_names(self.query, self.asks_which) if self.asks_which else self.query
 
 
 def check(

@@ -1,6 +1,5 @@
-"""The read path: check the request, gather candidates (the keyword channels while the
-query is being embedded, then everything else in one statement), rank them
-(hindsight/rules/scoring.py), answer."""
+"""The read path: check the request, gather candidates (the keyword channels while the query is
+being embedded, then everything else in one statement), rank them (hindsight/rules/scoring.py), answer."""
 
 from __future__ import annotations
 
@@ -203,11 +202,12 @@ class Recall:
     async def _keyword_rows(
         self, req: Request, filters, window: timeparse.Window | None
     ) -> tuple[dict, dict[tuple, "_Held"], "Words"]:
-        """The keyword channels (BM25 over the agent's memories, with the query's words in
-        the other language; full text over other agents' shared ones), then their rows, each
-        made a candidate (all but its cosine to the query) while the query is still being
-        embedded; and what the agent's memories say of the question's words (judge.Words)."""
-        text = keyword_text(req.query, said := words_text(req.query))  # said: its words, no identifier forms
+        """The keyword channels (BM25 over the agent's memories, with the query's words in the other
+        language and the tools of a kind it asks which one of; full text over other agents' shared ones),
+        then their rows, each made a candidate (all but its cosine) while the query is still being embedded;
+        and what the agent's memories say of the question's words (judge.Words)."""
+        said = words_text(req.query)  # the question's words, no identifier forms (for query_terms_known too)
+        text = keyword_text(req.searched, said if req.searched is req.query else None)
         words, lexicon = bilingual.query_words(text), await self._lexicon()
         other = bilingual.translate(words, lexicon)
 

@@ -1,7 +1,7 @@
 """Kinds of developer tool: a question that asks which tool of a kind ("Which linter …?", 用哪个时区)
 is answered by a memory that names the tool ("Prefers ruff over flake8.", "… are UTC"), with no word
-in common. So the keyword query also carries the well-known tools of each kind asked
-(recall/search.py), recall ranks a memory that names the kind or one of its tools first among
+in common. So the keyword query carries the well-known tools of each kind asked instead of
+the kind's name (recall/search.py), recall ranks a memory that names the kind or one of its tools first among
 comparably relevant ones (rules/scoring.py, `value`), and such a memory holds the question's word
 for the relevance decision (recall/judge.py). A question that names a kind and asks something
 else ("When is it a bad time to load test staging?", 什么时候做压测) is read as it was. Pure: the lines
@@ -90,6 +90,21 @@ def names(forms: Iterable[str], kinds: Iterable[Kind]) -> bool:
     manager)."""
     have = set(forms)
     return any(all(part in have for part in name.split()) for kind in kinds for name in kind.names)
+
+
+def without_names(question: str, kinds: Iterable[Kind]) -> str:
+    """The question without the names of `kinds` it asks which one of, for the keyword query:
+    the answer names the tool ("Reinstall with Yarn 4"), and the tools stand in for the kind
+    there; the kind's words would find the notes that use them in another sense ("The workspace
+    package wasn't built" for "Which package manager …?"). A Latin name as whole words, plural or
+    not; a Chinese one anywhere. Each name is read once, left to right: linear in the question."""
+    for name in sorted({name for kind in kinds for name in kind.names}, key=len, reverse=True):
+        if CJK.search(name):
+            question = question.replace(name, " ")
+        else:
+            parts = r"\s+".join(re.escape(part) for part in name.split())
+            question = re.sub(rf"(?i)(?<![\w-]){parts}(?:e?s)?(?![\w-])", " ", question)
+    return question
 
 
 def tools_of(kinds: Iterable[Kind]) -> list[str]:

@@ -59,3 +59,26 @@ async def test_only_a_question_that_asks_which_one_is_widened(memories, recall):
         which = await recall.retrieve("a", question, as_of=NOW)
         first = which["memories"][0]
         assert first["id"] == ids["load"] and "value" in first["score_parts"], (question, which["memories"][:2])
+
+
+async def test_the_kind_asked_is_not_searched_for_its_words(memories, recall):
+    """ "Which package manager …?" is answered by the note that names the tool, not by one that says
+    "package" in another sense: the keyword query carries the tools instead of the kind's name."""
+    yarn = await memories.store(
+        "a",
+        "CI `yarn install --immutable` failed: the lockfile would have been modified. Someone had run npm install "
+        "on the branch; reinstall with Yarn 4 through corepack and commit yarn.lock.",
+        memory_type="procedural",
+        created_at=NOW - timedelta(days=5),
+    )
+    await memories.store(
+        "a",
+        "Metro could not resolve @acme/icons from src/components/Badge.tsx: the workspace package was not built. "
+        "Run `yarn build:packages` first, then restart the bundler; a new package needs its own build.",
+        memory_type="procedural",
+        created_at=NOW - timedelta(days=4),
+    )
+    asked = await recall.retrieve(
+        "a", "Which package manager does this app use, and how do I add a dependency?", as_of=NOW
+    )
+    assert asked["memories"][0]["id"] == yarn["id"], [(m["content"][:30], m["score_parts"]) for m in asked["memories"]]

@@ -66,6 +66,24 @@ def test_a_question_word_names_a_kind_by_one_form_or_both_words_of_a_pair():
     assert not tools.names({"package", "packages"}, kinds)
 
 
+def test_the_keyword_query_leaves_out_the_names_of_the_kinds_asked_and_nothing_else():
+    question = "Which package manager does this repo use, and how do I add a package?"
+    kinds = tool_kinds().asked(question)
+    assert (
+        tools.without_names(question, kinds).split() == "Which does this repo use, and how do I add a package?".split()
+    )
+    linters = "What linters should the Go services run?"
+    assert (
+        tools.without_names(linters, tool_kinds().asked(linters)).split() == "What should the Go services run?".split()
+    )
+    zone = "新 pipeline 的调度应该用哪个时区？"
+    assert tools.without_names(zone, tool_kinds().asked(zone)) == "新 pipeline 的调度应该用哪个 ？"
+    assert (
+        tools.without_names("Which linter-config file?", tool_kinds().asked("Which linter?"))
+        == "Which linter-config file?"
+    )
+
+
 def test_the_kinds_file_parses_and_names_no_stop_word_as_a_tool():
     kinds = tools.parse(DEV_KINDS.read_text(encoding="utf-8").splitlines())
     assert len(kinds.kinds) >= 30
