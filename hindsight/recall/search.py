@@ -207,7 +207,7 @@ class Recall:
         then their rows, each made a candidate (all but its cosine) while the query is still being embedded;
         and what the agent's memories say of the question's words (judge.Words)."""
         said = words_text(req.query)  # the question's words, no identifier forms (for query_terms_known too)
-        text = keyword_text(req.searched, said if req.searched is req.query else None)
+        text = keyword_text(req.searched, said if req.searched == req.query else None)
         words, lexicon = bilingual.query_words(text), await self._lexicon()
         other = bilingual.translate(words, lexicon)
 
