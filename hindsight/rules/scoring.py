@@ -31,7 +31,7 @@ an irrelevant one above a relevant one.
    note that says "every 15 minutes", not by the nearer one on its freshness check — and
    recall says nothing is relevant when none of its first hits holds such a value. So counts,
    for "Which linter …?", a memory naming a linter or a tool of the kind ("Prefers ruff over
-   flake8."; rules/tools.py), which BM25 also looks for, at `tool_kind` of a query word.
+   flake8."; rules/tools.py), which BM25 looks for instead of the kind's name, at `tool_kind` of a query word.
 3. Context: a memory next to a strong one in its session borrows from it
        s += max(close · s_neighbour (written ≤ 10 min apart), session · s_neighbour)
    (a reply often holds what its question asked); and a chat turn from the same speaker's
@@ -80,7 +80,7 @@ RECALL_CUT = 0.3  # default min_decay_score: below it a memory leaves default re
 class Weights:
     alpha: float = 0.6  # dense vs keyword in relevance
     translated: float = 1.0  # a query word's other-language word, in BM25 (rules/bilingual.py)
-    tool_kind: float = 2.0  # a tool of a kind the query names ("linter" → ruff), in BM25 (rules/tools.py)
+    tool_kind: float = 2.0  # a tool of a kind the query asks which one of ("linter" → ruff), in BM25 (rules/tools.py)
     dense_span: float = 0.1  # cosines are scaled over at least this range (a few candidates
     # must not turn a 0.01 difference into 0 vs 1)
     cross_lingual: float = 0.04  # cosine added across languages (e5's same-language bias)

@@ -39,8 +39,8 @@ AND ($9::real <= 0 OR (SELECT ms.decay_score FROM memory_state ms
 -- most agents, the ranking is exact. A memory's context words count 0.3 (see 0006).
 -- $14 is the query's words in the other language (hindsight/rules/bilingual.py), each
 -- counted at $15 of a query word; one the agent's memories do not hold costs nothing. $16 is
--- the tools of each kind of tool the query names (rules/tools.py: "linter" → ruff flake8 …),
--- each counted at $17.
+-- the tools of each kind of tool the query asks which one of (rules/tools.py: "linter" → ruff
+-- flake8 …; $12 then leaves the kind's name out), each counted at $17.
 WITH query_terms AS (
     SELECT term, max(weight) AS weight FROM (
         SELECT lexeme AS term, 1.0::float8 AS weight FROM unnest(to_tsvector('english', $12))
