@@ -8,9 +8,11 @@ a rate, by a text that holds a number; one that asks how often, by a text that s
 ("weekly", "every 15 minutes", 每天); one that asks what time, by a text that holds a time;
 one that asks how long something takes or lasts, by a text that holds a span of time ("150
 ms", "about 40 minutes", 5 个小时); one that asks which chat channel (哪个频道), by a text that
-names one ("#plat-alerts"). A memory about the right thing that holds no such value
-does not answer the question, however close it is in meaning: "What is the monthly cost of
-the Redis cluster?" is not answered by the note on the cluster's shards.
+names one ("#plat-alerts"); one that asks for an address (a URL, a host name, an IP, an
+endpoint; 测试服务器地址是什么), by a text that holds one ("test-01.example.cn", "10.30.4.12",
+"/healthz"). A memory about the right thing that holds no such value does not answer the
+question, however close it is in meaning: "What is the monthly cost of the Redis cluster?" is
+not answered by the note on the cluster's shards.
 
 This is evidence for the relevance decision (rules.relevance), weighed there with the rest;
 a rule beside it (relevance.lacking: none of the first hits holds one); and, for the kinds
@@ -27,16 +29,17 @@ import re
 from .text import ascii_lower
 
 MONEY, FREQUENCY, TIME, NUMBER = "money", "frequency", "time", "number"
-DURATION, VERSION, CHANNEL = "duration", "version", "channel"
+DURATION, VERSION, CHANNEL, ADDRESS = "duration", "version", "channel", "address"
 # The kinds few texts hold, so that holding one sets a memory apart from its neighbours (ranking
 # reads it: rules.scoring's `value`): of the IDE benchmark's 260 memories, 18 % say how often,
-# 12 % how long, 8 % a time of day, none an amount of money — and 58 % hold some number.
+# 12 % how long, 8 % a time of day, none an amount of money — and 58 % hold some number
+# (22 % an address).
 TELLING = frozenset({MONEY, FREQUENCY, TIME, DURATION, CHANNEL})
 # The kinds no memory's date can give: "What time did we deploy yesterday?" is answered by when
 # the note was written, "How many MRs did I merge last week?" and "How often did we deploy last
-# week?" by counting the notes, "How long did the migration take?" by two of them; how much and
-# which version only by a text that says so (rules.relevance.says_nothing).
-UNDATED = frozenset({MONEY, VERSION})
+# week?" by counting the notes, "How long did the migration take?" by two of them; how much,
+# which version and which address only by a text that says so (rules.relevance.says_nothing).
+UNDATED = frozenset({MONEY, VERSION, ADDRESS})
 
 # English: a quantity asked outright, or the noun the question's "which/what" phrase asks for
 # ("Which Go version is…", "What is the monthly cost of…"); a noun only mentioned ("How do I
@@ -62,6 +65,7 @@ _EN_HOW = (
     # "how many times": a count of what happened, which the memories make up between them
     (NUMBER, re.compile(r"(?i)\bhow\s+(?:many(?!\s+times\b)|much|big|large|high|fast)\b")),
 )
+_WHAT_IS = re.compile(r"(?i)\b(what|which)['’]s\b")
 _AUX = r"(?:is|are|was|were|do|does|did|has|have|had|can|could|should|will|would|'s)"
 _EN_WHICH = re.compile(rf"(?i)\b(?:which|what)\s+((?:[\w'./-]+\s+){{0,6}}?){_AUX}\b(.*)")
 _EN_AFTER = re.compile(
@@ -79,6 +83,7 @@ _EN_NOUNS = {
     TIME: {"time", "hour"},
     FREQUENCY: {"frequency", "interval"},
     CHANNEL: {"channel", "channels"},
+    ADDRESS: set("address addresses url urls hostname hostnames ip endpoint endpoints".split()),
     NUMBER: set("port rate ratio percentage size limit number count amount capacity quota timeout retention".split()),
 }
 # With no verb like "is" or "does" after it, the noun that ends the phrase right after the
@@ -109,6 +114,14 @@ _ZH = (
     (TIME, re.compile(r"几点")),
     # which chat channel: 发到哪个频道, 在什么群里
     (CHANNEL, re.compile(r"(?:哪个|哪一个|什么)(?:频道|群)|频道是")),
+    # which address: 测试服务器地址是什么, 哪个域名, IP 是多少 (an IP, not any number); not 地址是怎么配的
+    (
+        ADDRESS,
+        re.compile(
+            r"(?:哪个|哪一个|什么)(?:地址|网址|域名|链接)"
+            r"|(?:地址|网址|域名|链接|(?<![A-Za-z])(?i:url|ip)(?![A-Za-z]))\s*(?:是(?!怎么|如何|为什么|谁|不是)|在哪|呢)"
+        ),
+    ),
     # which version: 哪个版本, 版本号, 版本升到了多少
     (VERSION, re.compile(r"(?:哪个|哪一个|哪一|什么)版本|版本号|版本[^，。？?]{0,6}?(?:多少|几|哪)")),
     # 几天前, 几个月前, 这几天, 最近几周 name a time: they ask for no number; 几次, 多少次 a count of what happened;
@@ -162,7 +175,25 @@ _VERSION = re.compile(
 )
 # A chat channel by its name: "#data-alerts", "#plat-alerts"; not "#123" (an issue), "C#", "# Heading".
 _CHANNEL = re.compile(r"(?<![\w&#])#[A-Za-z][\w.-]*")
-_HOLDS = {
+# An address: a URL ("https://…", "s3://…"), a host name under a top-level domain of the web or of
+# a private network ("vault.pantry.internal", "test-01.example.cn", an e-mail's; not "compose.yml"
+# nor "spark.sql.catalog"), an IPv4 address, a host with its port ("redis:6379"), a path as an
+# endpoint is ("/healthz", "/v1/stores/{id}"), or a street address ("88 Market Street", 科技园路 8 号).
+# Each starts only where no such run goes on before it, so a run of 32 KB is tried from its start alone.
+_TLDS = (
+    "com net org io dev app ai co me cloud info biz cn sg my uk de jp fr in us eu hk tw"
+    " internal local localdomain lan home corp intra intranet svc cluster consul test example localhost"
+)
+_ADDRESS = re.compile(
+    r"(?i)(?<![\w+.-])[a-z][a-z0-9+.-]*://[^\s`'\"<>]"
+    r"|(?<![\w./-])(?:[a-z0-9][a-z0-9-]*\.)+(?:" + "|".join(_TLDS.split()) + r")(?![\w-]|\.[a-z0-9])"
+    r"|(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.])"
+    r"|\blocalhost\b|(?<![\w.:/-])[a-z][\w-]*:\d{2,5}(?![\w.:])"
+    r"|(?<![\w./-])/[a-z][\w.-]*"
+    r"|(?<![\w.])\d+[a-z]?\s+(?:[a-z]+\s+){1,3}?(?:street|st|road|rd|avenue|ave|boulevard|blvd|lane|drive|way)\b"
+    r"|[路街道巷弄]\s*\d+\s*号"
+)
+_HOLDS = {  # each kind and what holds one
     MONEY: _MONEY,
     FREQUENCY: _FREQUENCY,
     TIME: _TIME,
@@ -170,12 +201,15 @@ _HOLDS = {
     DURATION: _DURATION,
     VERSION: _VERSION,
     CHANNEL: _CHANNEL,
+    ADDRESS: _ADDRESS,
 }
+KINDS = tuple(_HOLDS)
 
 
 def asked_kind(question: str) -> str | None:
     """The kind of value the question asks for (MONEY, FREQUENCY, TIME, NUMBER, DURATION,
-    VERSION), or None."""
+    VERSION, CHANNEL, ADDRESS), or None."""
+    question = _WHAT_IS.sub(r"\1 is", question)  # "What's the staging URL?"
     for kind, pattern in (*_EN_HOW, *_ZH):
         if pattern.search(question):
             return kind

@@ -146,3 +146,28 @@ async def test_a_memory_that_holds_no_value_of_the_kind_asked_for_does_not_answe
     # a question that asks for no kind of value lacks nothing
     how = await recall.retrieve("a", "How does the CI pipeline run?", as_of=NOW)
     assert all(m["evidence"]["lacks"] == 0.0 for m in how["memories"]), how
+
+
+ABOUT_SERVERS = [
+    "测试服务器每天凌晨三点自动重启。",
+    "集成测试在 CI 里跑，大概十分钟。",
+    "dbt 的 not_null 测试加在 avg_ride_minutes 上。",
+    "The staging server is rebuilt every Monday morning.",
+]
+
+
+async def test_a_question_that_asks_for_an_address_is_answered_only_by_a_memory_that_holds_one(memories, recall):
+    """ "测试服务器地址是什么？" asks for an address (rules.asks): notes about the test server, and
+    test notes that share 测试, are about the right words and say nothing of where it is; a hook
+    would put them in front of the model. Once a note says where, it answers."""
+    for agent, question, where in (
+        ("zh", "测试服务器地址是什么？", "测试服务器的地址是 test-03.example.cn"),
+        ("en", "What's the address of the staging server?", "The staging server lives at https://staging.example.com"),
+    ):
+        for text in ABOUT_SERVERS:
+            await memories.store(agent, text, memory_type="semantic", created_at=NOW - timedelta(days=3))
+        before = await recall.retrieve(agent, question, as_of=NOW, format="prompt")
+        assert before["ids"] == [] and before["nothing_relevant"], (question, before)
+        note = await memories.store(agent, where, memory_type="semantic", created_at=NOW - timedelta(days=1))
+        after = await recall.retrieve(agent, question, as_of=NOW, format="prompt")
+        assert after["ids"][:1] == [note["id"]] and not after.get("nothing_relevant"), (question, after)

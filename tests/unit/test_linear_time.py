@@ -76,10 +76,7 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "tools.asked": lambda s: tool_kinds().asked(s),
     "tools.named_in": lambda s: tools.named_in(s, tool_kinds().kinds),  # every kind's words at once
     "tools.without_names": lambda s: tools.without_names(s, tool_kinds().kinds),  # every kind's names
-    "holds_a_value": lambda s: [
-        asks.holds(kind, s)
-        for kind in (asks.MONEY, asks.FREQUENCY, asks.TIME, asks.NUMBER, asks.DURATION, asks.VERSION, asks.CHANNEL)
-    ],
+    "holds_a_value": lambda s: [asks.holds(kind, s) for kind in asks.KINDS],
 }
 
 
