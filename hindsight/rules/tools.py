@@ -96,15 +96,43 @@ def without_names(question: str, kinds: Iterable[Kind]) -> str:
     """The question without the names of `kinds` it asks which one of, for the keyword query:
     the answer names the tool ("Reinstall with Yarn 4"), and the tools stand in for the kind
     there; the kind's words would find the notes that use them in another sense ("The workspace
-    package wasn't built" for "Which package manager …?"). A Latin name as whole words, plural or
-    not; a Chinese one anywhere. Each name is read once, left to right: linear in the question."""
-    for name in sorted({name for kind in kinds for name in kind.names}, key=len, reverse=True):
-        if CJK.search(name):
-            question = question.replace(name, " ")
-        else:
-            parts = r"\s+".join(re.escape(part) for part in name.split())
-            question = re.sub(rf"(?i)(?<![\w-]){parts}(?:e?s)?(?![\w-])", " ", question)
-    return question
+    package wasn't built" for "Which package manager …?"). A Latin name as whole words apart by
+    spaces, plural or not, the longest first; a Chinese one anywhere. One pass over the question's
+    words whatever the number of names (a prompt may ask which one of every kind): linear."""
+    names = {name for kind in kinds for name in kind.names}
+    for name in sorted((n for n in names if CJK.search(n)), key=len, reverse=True):
+        question = question.replace(name, " ")
+    latin = {tuple(name.split()) for name in names if not CJK.search(name)}
+    if not latin:
+        return question
+    longest, firsts = max(map(len, latin)), {name[0] for name in latin}
+    words = list(_TOKEN.finditer(question))
+    kept, start, i = [], 0, 0
+    while i < len(words):
+        size = 0
+        if _singular(words[i].group().lower()) & firsts:  # one set lookup for a word that starts no name
+            size = next(
+                (n for n in range(min(longest, len(words) - i), 0, -1) if _names(question, words[i : i + n], latin)), 0
+            )
+        if size:
+            kept.append(question[start : words[i].start()])
+            start = words[i + size - 1].end()
+        i += size or 1
+    return " ".join([*kept, question[start:]]) if kept else question
+
+
+def _singular(word: str) -> set[str]:
+    """The word and what it is without a plural's -s or -es."""
+    return {word, word[:-1], word[:-2]} if word.endswith("es") else {word, word[:-1]} if word.endswith("s") else {word}
+
+
+def _names(question: str, words: list[re.Match[str]], latin: set[tuple[str, ...]]) -> bool:
+    """Whether `words`, next to each other with only spaces between, are one of the names, the
+    last one plural or not ("linters", "package managers")."""
+    if any(not question[a.end() : b.start()].isspace() for a, b in zip(words, words[1:])):
+        return False
+    said = [m.group().lower() for m in words]
+    return any((*said[:-1], form) in latin for form in _singular(said[-1]))
 
 
 def tools_of(kinds: Iterable[Kind]) -> list[str]:

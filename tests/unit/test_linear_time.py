@@ -76,7 +76,8 @@ RULES = {  # name -> the rule on one text (benchmarks/text_rules.py times the sa
     "tools.asked": lambda s: tool_kinds().asked(s),
     "tools.named_in": lambda s: tools.named_in(s, tool_kinds().kinds),  # every kind's words at once
     "tools.without_names": lambda s: tools.without_names(s, tool_kinds().kinds),  # every kind's names
-    "holds_a_value": lambda s: [asks.holds(kind, s) for kind in asks.KINDS],
+    # one kind a question: each kind's pattern is its own rule
+    **{f"holds_a_{kind}": (lambda s, kind=kind: asks.holds(kind, s)) for kind in asks.KINDS},
 }
 
 

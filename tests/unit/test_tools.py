@@ -84,6 +84,14 @@ def test_the_keyword_query_leaves_out_the_names_of_the_kinds_asked_and_nothing_e
     )
 
 
+def test_a_name_is_left_out_only_as_whole_words_apart_by_spaces_the_longest_first():
+    every = tool_kinds().kinds  # a prompt may ask which one of every kind
+    said = "Our Package\tManagers, unit tests, the package,manager and linter's end-to-end DBs"
+    assert tools.without_names(said, every).split() == "Our , , the package,manager and 's".split()
+    assert tools.without_names("which package manager", every).split() == ["which"]  # one name of two words
+    assert tools.without_names("no name here", every) == "no name here"
+
+
 def test_the_kinds_file_parses_and_names_no_stop_word_as_a_tool():
     kinds = tools.parse(DEV_KINDS.read_text(encoding="utf-8").splitlines())
     assert len(kinds.kinds) >= 30
